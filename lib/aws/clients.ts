@@ -1,0 +1,81 @@
+/**
+ * The one place AWS SDK clients are built. Endpoints come from the SDK's own configuration
+ * chain: AWS_REGION, AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (AWS SDKs and Tools
+ * reference guide, "Service-specific endpoints"); nothing here names an endpoint.
+ * Every client counts its requests, so benchmarks can report AWS requests per task.
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { SQSClient } from "@aws-sdk/client-sqs";
+
+/** Requests sent, by `Service.Operation` (for example `DynamoDB.UpdateItem`). */
+export const requestCounts = new Map<string, number>();
+
+/** Sum of all counted requests, optionally of one service (`DynamoDB`, `SQS`). */
+export function totalRequests(service?: string): number {
+  let n = 0;
+  for (const [key, v] of requestCounts) if (!service || key.startsWith(`${service}.`)) n += v;
+  return n;
+}
+
+export function resetRequestCounts(): void {
+  requestCounts.clear();
+}
+
+function count(service: string, commandName: string | undefined): void {
+  const key = `${service}.${(commandName ?? "Unknown").replace(/Command$/, "")}`;
+  requestCounts.set(key, (requestCounts.get(key) ?? 0) + 1);
+}
+
+const COUNTER = { step: "initialize", name: "shoalRequestCounter" } as const;
+
+let dynamo: DynamoDBDocumentClient | undefined;
+let sqs: SQSClient | undefined;
+
+/** Keeps retries short: a local emulator answers fast, and callers retry at their own level. */
+const common = { maxAttempts: 4 } as const;
+
+/** The DynamoDB document client (one per process). */
+export function dynamoClient(): DynamoDBDocumentClient {
+  if (!dynamo) {
+    const base = new DynamoDBClient({ ...common });
+    base.middlewareStack.add(
+      (next, ctx) => (args) => {
+        count("DynamoDB", ctx.commandName);
+        return next(args);
+      },
+      COUNTER,
+    );
+    dynamo = DynamoDBDocumentClient.from(base, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  }
+  return dynamo;
+}
+
+/** The SQS client (one per process). */
+export function sqsClient(): SQSClient {
+  if (!sqs) {
+    // Emulators hand out queue URLs whose host does not resolve (sqs.<region>.localhost); when an
+    // endpoint is configured, requests go there rather than to the queue URL's host.
+    const custom = Boolean(process.env.AWS_ENDPOINT_URL_SQS || process.env.AWS_ENDPOINT_URL);
+    const client = new SQSClient({ ...common, useQueueUrlAsEndpoint: !custom });
+    client.middlewareStack.add(
+      (next, ctx) => (args) => {
+        count("SQS", ctx.commandName);
+        return next(args);
+      },
+      COUNTER,
+    );
+    sqs = client;
+  }
+  return sqs;
+}
+
+/** Drops cached clients (after the environment changed, in tests and standalone). */
+export function resetClients(): void {
+  dynamo?.destroy();
+  sqs?.destroy();
+  dynamo = undefined;
+  sqs = undefined;
+}

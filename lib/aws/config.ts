@@ -1,0 +1,97 @@
+/**
+ * Names and settings that reach handlers through environment variables. The variable names are
+ * shared constants: the CDK stack sets them, the standalone runtime writes them to
+ * `endpoints.env`, and `loadConfig` reads them.
+ */
+import { PRIORITIES, type Priority } from "../core/model.js";
+
+/** Environment variable names (shared with cdk/ and the standalone runtime). */
+export const ENV = {
+  prefix: "SHOAL_PREFIX",
+  workflowsTable: "SHOAL_TABLE_WORKFLOWS",
+  commandsTable: "SHOAL_TABLE_COMMANDS",
+  instancesTable: "SHOAL_TABLE_INSTANCES",
+  tasksTable: "SHOAL_TABLE_TASKS",
+  eventsQueueUrl: "SHOAL_EVENTS_QUEUE_URL",
+  dataDir: "SHOAL_DATA_DIR",
+  leaseSeconds: "SHOAL_LEASE_SECONDS",
+  leaseRenewSeconds: "SHOAL_LEASE_RENEW_SECONDS",
+  autoCreateQueues: "SHOAL_AUTO_CREATE_QUEUES",
+  commandResignalSeconds: "SHOAL_COMMAND_RESIGNAL_SECONDS",
+} as const;
+
+/** Runtime configuration of handlers and pollers. */
+export interface ShoalConfig {
+  prefix: string;
+  tables: { workflows: string; commands: string; instances: string; tasks: string };
+  /** URL of the events FIFO queue; resolved by name when empty. */
+  eventsQueueUrl?: string;
+  /** Where task logs and working directories live (standalone and ECS workers). */
+  dataDir: string;
+  /** How long a worker's claim on a task lasts without renewal, ms. */
+  leaseMs: number;
+  /** How often a running task's lease is renewed (and a kill request noticed), ms. */
+  leaseRenewMs: number;
+  /** Create task queues of unknown worker groups on first use (standalone only). */
+  autoCreateQueues: boolean;
+  /** A command left PENDING this long is signalled again by the sweeper, ms. */
+  commandResignalMs: number;
+}
+
+/** Resource names derived from a prefix (`shoal` unless set). */
+export function resourceNames(prefix: string) {
+  return {
+    tables: {
+      workflows: `${prefix}-workflows`,
+      commands: `${prefix}-commands`,
+      instances: `${prefix}-instances`,
+      tasks: `${prefix}-tasks`,
+    },
+    eventsQueue: `${prefix}-events.fifo`,
+    eventsDlq: `${prefix}-events-dlq.fifo`,
+    /** Task queue of one worker group and priority tier. */
+    taskQueue: (group: string, priority: Priority) =>
+      `${prefix}-tasks-${group}-${priority.toLowerCase()}`,
+    taskDlq: (group: string, priority: Priority) =>
+      `${prefix}-tasks-${group}-${priority.toLowerCase()}-dlq`,
+  };
+}
+
+/** Task queue names of one group, highest priority first. */
+export function taskQueueNames(prefix: string, group: string): string[] {
+  const names = resourceNames(prefix);
+  return PRIORITIES.map((p) => names.taskQueue(group, p));
+}
+
+function num(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${key} must be a positive number, got '${raw}'`);
+  return n;
+}
+
+/** Reads the configuration from environment variables (defaults suit AWS Lambda). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
+  const prefix = env[ENV.prefix] || "shoal";
+  const names = resourceNames(prefix);
+  return {
+    prefix,
+    tables: {
+      workflows: env[ENV.workflowsTable] || names.tables.workflows,
+      commands: env[ENV.commandsTable] || names.tables.commands,
+      instances: env[ENV.instancesTable] || names.tables.instances,
+      tasks: env[ENV.tasksTable] || names.tables.tasks,
+    },
+    eventsQueueUrl: env[ENV.eventsQueueUrl] || undefined,
+    dataDir: env[ENV.dataDir] || "/tmp/shoal",
+    leaseMs: num(env, ENV.leaseSeconds, 60) * 1000,
+    leaseRenewMs: num(env, ENV.leaseRenewSeconds, 15) * 1000,
+    autoCreateQueues: env[ENV.autoCreateQueues] === "true",
+    commandResignalMs: num(env, ENV.commandResignalSeconds, 30) * 1000,
+  };
+}
+
+export function isPriority(s: string): s is Priority {
+  return (PRIORITIES as readonly string[]).includes(s);
+}

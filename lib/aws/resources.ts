@@ -1,0 +1,197 @@
+/**
+ * Tables, indexes and queues, described once. The standalone runtime creates them from these
+ * descriptions (idempotently) and the CDK stack will declare them from the same data.
+ * Keys and conditions are explained in docs/architecture.md.
+ */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+} from "@aws-sdk/client-dynamodb";
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { PRIORITIES } from "../core/model.js";
+import { resourceNames } from "./config.js";
+
+type KeyType = "S" | "N";
+interface Key {
+  name: string;
+  type: KeyType;
+}
+
+/** A table: partition key, optional sort key, sparse global secondary indexes (ALL projection). */
+export interface TableSpec {
+  logical: "workflows" | "commands" | "instances" | "tasks";
+  partitionKey: Key;
+  sortKey?: Key;
+  indexes: Array<{ name: string; partitionKey: Key; sortKey?: Key }>;
+}
+
+/** GSI names, used by the store. */
+export const INDEX = {
+  workflowList: "byList",
+  pendingCommands: "pending",
+  instancesByCreated: "byCreated",
+  instancesByWorkflow: "byWorkflow",
+  leases: "leases",
+} as const;
+
+export const TABLES: readonly TableSpec[] = [
+  {
+    // Head item at version 0 (latest version, release state); definitions at version 1..n.
+    logical: "workflows",
+    partitionKey: { name: "name", type: "S" },
+    sortKey: { name: "version", type: "N" },
+    indexes: [
+      {
+        name: INDEX.workflowList,
+        partitionKey: { name: "listKey", type: "S" },
+        sortKey: { name: "name", type: "S" },
+      },
+    ],
+  },
+  {
+    logical: "commands",
+    partitionKey: { name: "commandId", type: "S" },
+    indexes: [
+      {
+        // Sparse: only commands not yet done carry pendingShard.
+        name: INDEX.pendingCommands,
+        partitionKey: { name: "pendingShard", type: "S" },
+        sortKey: { name: "createdAt", type: "N" },
+      },
+    ],
+  },
+  {
+    logical: "instances",
+    partitionKey: { name: "instanceId", type: "S" },
+    indexes: [
+      {
+        name: INDEX.instancesByCreated,
+        partitionKey: { name: "listKey", type: "S" },
+        sortKey: { name: "createdKey", type: "S" },
+      },
+      {
+        name: INDEX.instancesByWorkflow,
+        partitionKey: { name: "workflow", type: "S" },
+        sortKey: { name: "createdKey", type: "S" },
+      },
+    ],
+  },
+  {
+    logical: "tasks",
+    partitionKey: { name: "instanceId", type: "S" },
+    sortKey: { name: "taskKey", type: "S" },
+    indexes: [
+      {
+        // Sparse: only RUNNING task instances carry leaseShard; the sweeper finds expired ones.
+        name: INDEX.leases,
+        partitionKey: { name: "leaseShard", type: "S" },
+        sortKey: { name: "leaseExpiresAt", type: "N" },
+      },
+    ],
+  },
+];
+
+/** Queue settings. Visibility timeouts in seconds. */
+export const QUEUE_SETTINGS = {
+  events: { visibilityTimeoutSeconds: 30, maxReceiveCount: 20 },
+  tasks: { visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
+} as const;
+
+async function ensureTable(ddb: DynamoDBClient, spec: TableSpec, tableName: string): Promise<void> {
+  const attrs = new Map<string, KeyType>();
+  const add = (k?: Key) => {
+    if (k) attrs.set(k.name, k.type);
+  };
+  add(spec.partitionKey);
+  add(spec.sortKey);
+  for (const ix of spec.indexes) {
+    add(ix.partitionKey);
+    add(ix.sortKey);
+  }
+  const keySchema = (pk: Key, sk?: Key) => [
+    { AttributeName: pk.name, KeyType: "HASH" as const },
+    ...(sk ? [{ AttributeName: sk.name, KeyType: "RANGE" as const }] : []),
+  ];
+  try {
+    await ddb.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({
+          AttributeName,
+          AttributeType,
+        })),
+        KeySchema: keySchema(spec.partitionKey, spec.sortKey),
+        GlobalSecondaryIndexes: spec.indexes.map((ix) => ({
+          IndexName: ix.name,
+          KeySchema: keySchema(ix.partitionKey, ix.sortKey),
+          Projection: { ProjectionType: "ALL" },
+        })),
+      }),
+    );
+  } catch (e) {
+    if (!(e instanceof ResourceInUseException)) throw e;
+  }
+  // Wait until ACTIVE (dynalite is quick; real DynamoDB takes seconds).
+  for (let i = 0; i < 600; i++) {
+    const d = await ddb.send(new DescribeTableCommand({ TableName: tableName }));
+    if (d.Table?.TableStatus === "ACTIVE") return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`table ${tableName} did not become ACTIVE`);
+}
+
+/** Creates the tables if missing (idempotent). */
+export async function ensureTables(ddb: DynamoDBClient, tables: Record<TableSpec["logical"], string>): Promise<void> {
+  for (const spec of TABLES) await ensureTable(ddb, spec, tables[spec.logical]);
+}
+
+async function createQueue(sqs: SQSClient, name: string, attributes: Record<string, string>): Promise<string> {
+  const out = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  if (!out.QueueUrl) throw new Error(`CreateQueue ${name} returned no URL`);
+  return out.QueueUrl;
+}
+
+async function queueArn(sqs: SQSClient, url: string): Promise<string> {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }),
+  );
+  const arn = out.Attributes?.QueueArn;
+  if (!arn) throw new Error(`no QueueArn for ${url}`);
+  return arn;
+}
+
+/** Creates the events FIFO queue and its DLQ (idempotent). @returns the queue URL. */
+export async function ensureEventsQueue(sqs: SQSClient, prefix: string): Promise<string> {
+  const names = resourceNames(prefix);
+  const dlq = await createQueue(sqs, names.eventsDlq, { FifoQueue: "true" });
+  return createQueue(sqs, names.eventsQueue, {
+    FifoQueue: "true",
+    VisibilityTimeout: String(QUEUE_SETTINGS.events.visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: await queueArn(sqs, dlq),
+      maxReceiveCount: QUEUE_SETTINGS.events.maxReceiveCount,
+    }),
+  });
+}
+
+/** Creates one worker group's task queues (one per priority tier) and DLQs. @returns URLs, highest first. */
+export async function ensureTaskQueues(sqs: SQSClient, prefix: string, group: string): Promise<string[]> {
+  const names = resourceNames(prefix);
+  const urls: string[] = [];
+  for (const p of PRIORITIES) {
+    const dlq = await createQueue(sqs, names.taskDlq(group, p), {});
+    urls.push(
+      await createQueue(sqs, names.taskQueue(group, p), {
+        VisibilityTimeout: String(QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: await queueArn(sqs, dlq),
+          maxReceiveCount: QUEUE_SETTINGS.tasks.maxReceiveCount,
+        }),
+      }),
+    );
+  }
+  return urls;
+}

@@ -1,0 +1,42 @@
+/** `shoal standalone` and `shoal worker`: long-running local processes. */
+import type { Command } from "commander";
+import type { CliContext } from "../context.js";
+import { intIn } from "../options.js";
+
+/** Registers `standalone` and `worker`. */
+export function registerServers(program: Command, _ctx: CliContext): void {
+  program
+    .command("standalone")
+    .description(
+      "run API, dispatcher, workers and sweeper in one process on embedded DynamoDB and SQS emulators",
+    )
+    .option("--port <port>", "HTTP port of the API (0 = any free port)", intIn(0, 65535), 8080)
+    .option("--data-dir <dir>", "where the emulators keep their data", ".shoal")
+    .option(
+      "--workers <n>",
+      "in-process worker slots (0 = none; run `shoal worker` instead)",
+      intIn(0, 256),
+      4,
+    )
+    .option("--no-examples", "do not load the example workflows")
+    .action(async (opts: { port: number; dataDir: string; workers: number; examples: boolean }) => {
+      // Imported on use so every other command works without the server's dependencies loaded.
+      const { runStandalone } = await import("../../standalone/standalone.js");
+      await runStandalone({
+        port: opts.port,
+        dataDir: opts.dataDir,
+        workers: opts.workers,
+        examples: opts.examples,
+      });
+    });
+
+  program
+    .command("worker")
+    .description("run a worker process that polls a worker group's task queues")
+    .option("--group <group>", "worker group to serve", "default")
+    .option("--concurrency <n>", "tasks run at the same time", intIn(1, 256), 4)
+    .action(async (opts: { group: string; concurrency: number }) => {
+      const { runWorkerProcess } = await import("../../standalone/worker-process.js");
+      await runWorkerProcess({ group: opts.group, concurrency: opts.concurrency });
+    });
+}

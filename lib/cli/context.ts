@@ -1,0 +1,38 @@
+/**
+ * What every command gets: where to write and how to reach the API. Passing streams in
+ * (instead of using `process.stdout`) lets tests run the CLI in-process.
+ */
+import type { ApiClient } from "./http.js";
+
+/** A writable text stream; `isTTY` decides whether progress is redrawn in place. */
+export interface OutStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+/** The streams the CLI writes to. */
+export interface CliIo {
+  stdout: OutStream;
+  stderr: OutStream;
+}
+
+/** Shared by all commands of one `main()` call. */
+export interface CliContext {
+  io: CliIo;
+  /** The API client for the `--endpoint` given (resolved when a command runs, after parsing). */
+  api(): ApiClient;
+  /** Writes one line to stdout. */
+  out(line: string): void;
+  /** Writes `error: <message>` to stderr (for failures that do not stop the command). */
+  err(message: string): void;
+  /** Exit code `main()` returns when the command completes without throwing. */
+  exitCode: number;
+}
+
+/** Interval of every poll loop (`run --wait`, `logs --follow`). */
+export const POLL_INTERVAL_MS = 500;
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,235 @@
+/**
+ * Validation of API bodies: shape (zod schemas, which also give the OpenAPI/JSON Schema), then the
+ * rules a schema cannot say (unique codes, known upstreams, no cycles). Every problem is reported
+ * with a path into the body, as API-v1.md requires.
+ */
+import { z } from "zod";
+import { findCycle } from "./dag.js";
+import { type ErrorDetail, validationError } from "./errors.js";
+import {
+  FAILURE_STRATEGIES,
+  PRIORITIES,
+  RELEASE_STATES,
+  type RunRequest,
+  TASK_SCOPES,
+  TIMEOUT_STRATEGIES,
+  type TaskDefinition,
+  type WorkflowDefinition,
+} from "./model.js";
+
+/** Names of workflows and codes of tasks (API-v1.md). */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/** Limits chosen so that a definition always fits the stores and messages behind it. */
+export const LIMITS = {
+  tasks: 10_000,
+  upstream: 1_000,
+  commandBytes: 64 * 1024,
+  httpBodyBytes: 64 * 1024,
+  paramCount: 100,
+  paramValueBytes: 4 * 1024,
+  descriptionChars: 1_024,
+  idempotencyKeyChars: 128,
+  retries: 100,
+  /** SQS DelaySeconds maximum; longer intervals need the sweeper (next issue). */
+  retryIntervalSeconds: 900,
+  timeoutSeconds: 7 * 24 * 3600,
+} as const;
+
+const name = z.string().regex(NAME_PATTERN, {
+  error: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+});
+const priority = z.enum(PRIORITIES, { error: `must be one of ${PRIORITIES.join(", ")}` });
+const paramName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]{0,127}$/, {
+  error: "parameter names must match ^[A-Za-z_][A-Za-z0-9_.]{0,127}$",
+});
+const params = z
+  .record(
+    paramName,
+    z.string({ error: "parameter values must be strings" }).max(LIMITS.paramValueBytes, {
+      error: `must be at most ${LIMITS.paramValueBytes} characters`,
+    }),
+  )
+  .refine((p) => Object.keys(p).length <= LIMITS.paramCount, {
+    error: `at most ${LIMITS.paramCount} parameters`,
+  });
+const seconds = (max: number) =>
+  z
+    .number({ error: "must be a number of seconds" })
+    .int({ error: "must be a whole number of seconds" })
+    .min(0, { error: "must be >= 0" })
+    .max(max, { error: `must be <= ${max}` });
+const bytes = (max: number) =>
+  z.string().refine((s) => Buffer.byteLength(s) <= max, { error: `must be at most ${max} bytes` });
+
+const taskBase = {
+  code: name,
+  upstream: z.array(z.string()).max(LIMITS.upstream).default([]),
+  priority: priority.default("MEDIUM"),
+  retries: z
+    .number()
+    .int({ error: "must be a whole number" })
+    .min(0, { error: "must be >= 0" })
+    .max(LIMITS.retries, { error: `must be <= ${LIMITS.retries}` })
+    .default(0),
+  retryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).default(0),
+  timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
+  timeoutStrategy: z
+    .enum(TIMEOUT_STRATEGIES, { error: "must be WARN or FAIL" })
+    .default("FAIL"),
+  workerGroup: name.default("default"),
+  params: params.default({}),
+  description: z.string().max(LIMITS.descriptionChars).optional(),
+};
+
+const shellTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("SHELL"),
+  command: bytes(LIMITS.commandBytes).refine((s) => s.trim().length > 0, {
+    error: "must not be empty",
+  }),
+});
+
+const statusCode = z.number().int().min(100).max(599);
+const httpTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("HTTP"),
+  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  method: z
+    .enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], {
+      error: "must be an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)",
+    })
+    .default("GET"),
+  headers: z.record(z.string(), z.string()).default({}),
+  body: bytes(LIMITS.httpBodyBytes).optional(),
+  expectStatus: z
+    .tuple([statusCode, statusCode])
+    .refine(([lo, hi]) => lo <= hi, { error: "must be [low, high] with low <= high" })
+    .default([200, 299]),
+});
+
+/** Schema of a task definition (discriminated by `type`). */
+export const taskSchema = z.discriminatedUnion("type", [shellTask, httpTask], {
+  error: "type must be SHELL or HTTP",
+});
+
+/** Schema of the WorkflowDefinition body of `PUT /v1/workflows/{name}`. */
+export const workflowSchema = z.strictObject({
+  description: z.string().max(LIMITS.descriptionChars).optional(),
+  releaseState: z.enum(RELEASE_STATES, { error: "must be ONLINE or OFFLINE" }).optional(),
+  priority: priority.default("MEDIUM"),
+  failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).default("END"),
+  timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
+  params: params.default({}),
+  tasks: z
+    .array(taskSchema)
+    .min(1, { error: "a workflow needs at least one task" })
+    .max(LIMITS.tasks, { error: `at most ${LIMITS.tasks} tasks` }),
+});
+
+/** Schema of the body of `POST /v1/workflows/{name}/runs`. */
+export const runSchema = z.strictObject({
+  params: params.default({}),
+  priority: priority.optional(),
+  startTasks: z.array(name).min(1, { error: "must name at least one task" }).optional(),
+  taskScope: z
+    .enum(TASK_SCOPES, { error: "must be DOWNSTREAM, ONLY or UPSTREAM" })
+    .default("DOWNSTREAM"),
+  failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).optional(),
+  dryRun: z.boolean({ error: "must be true or false" }).default(false),
+  idempotencyKey: z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
+});
+
+/** `a.b[2].c` from a zod issue path. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
+function zodDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return {
+        path: formatPath(issue.path),
+        message: `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `'${k}'`).join(", ")}`,
+      };
+    }
+    return { path: formatPath(issue.path), message: issue.message };
+  });
+}
+
+/**
+ * Parses and checks a workflow definition body.
+ * @returns the definition with defaults applied.
+ * @throws ShoalError ValidationError listing every problem (path + rule).
+ */
+export function parseWorkflowDefinition(body: unknown): WorkflowDefinition {
+  const parsed = workflowSchema.safeParse(body);
+  if (!parsed.success) throw validationError(zodDetails(parsed.error));
+  const def = parsed.data as WorkflowDefinition;
+  const details = checkGraph(def.tasks);
+  if (details.length > 0) throw validationError(details);
+  return def;
+}
+
+/** Graph rules: unique codes, known upstreams, no self-loops, no cycles. */
+export function checkGraph(tasks: readonly TaskDefinition[]): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const seen = new Map<string, number>();
+  tasks.forEach((task, i) => {
+    const first = seen.get(task.code);
+    if (first !== undefined) {
+      details.push({
+        path: `tasks[${i}].code`,
+        message: `duplicate task code '${task.code}' (also tasks[${first}])`,
+      });
+    } else seen.set(task.code, i);
+  });
+  tasks.forEach((task, i) => {
+    const ups = new Set<string>();
+    task.upstream.forEach((up, j) => {
+      const path = `tasks[${i}].upstream[${j}]`;
+      if (!seen.has(up)) details.push({ path, message: `unknown task code '${up}'` });
+      else if (up === task.code) details.push({ path, message: "a task cannot depend on itself" });
+      else if (ups.has(up)) details.push({ path, message: `'${up}' is listed twice` });
+      ups.add(up);
+    });
+  });
+  if (details.length > 0) return details;
+  const cycle = findCycle(tasks);
+  if (cycle) {
+    const i = seen.get(cycle[0] ?? "") ?? 0;
+    details.push({ path: `tasks[${i}].upstream`, message: `cycle: ${cycle.join(" -> ")}` });
+  }
+  return details;
+}
+
+/**
+ * Parses a run request against the definition it starts.
+ * @throws ShoalError ValidationError (unknown start task, bad field).
+ */
+export function parseRunRequest(body: unknown, def: WorkflowDefinition): RunRequest {
+  const parsed = runSchema.safeParse(body ?? {});
+  if (!parsed.success) throw validationError(zodDetails(parsed.error));
+  const run = parsed.data as RunRequest;
+  const codes = new Set(def.tasks.map((t) => t.code));
+  const details: ErrorDetail[] = [];
+  run.startTasks?.forEach((code, i) => {
+    if (!codes.has(code)) {
+      details.push({ path: `startTasks[${i}]`, message: `unknown task code '${code}'` });
+    }
+  });
+  if (details.length > 0) throw validationError(details);
+  return run;
+}
+
+/** Validates a path/query value against the name pattern; 400 naming `field`. */
+export function checkName(value: string, field: string): string {
+  if (!NAME_PATTERN.test(value)) {
+    throw validationError([{ path: field, message: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$" }]);
+  }
+  return value;
+}

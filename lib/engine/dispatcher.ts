@@ -1,0 +1,294 @@
+/**
+ * The dispatcher (DolphinScheduler's master): claims commands, creates workflow instances,
+ * dispatches ready tasks in priority order, and advances the DAG on task state-change events.
+ * Events of one instance arrive one batch at a time (FIFO message group = instance id); every
+ * write is conditioned anyway (instance `rev`, task `attribute_not_exists`/expected state), and
+ * side effects happen before the instance write that records them, so a redelivered or repeated
+ * message redoes the same idempotent effects and changes nothing twice.
+ */
+import { compareDispatch } from "../core/priority.js";
+import {
+  type AdvanceContext,
+  type AdvanceResult,
+  activeTasks,
+  applyOutcomes,
+  attemptOf,
+  startProgress,
+  type TaskOutcome,
+} from "../core/progress.js";
+import { assertInstanceTransition } from "../core/states.js";
+import type { EventMessage, TaskMessage } from "../queue/messages.js";
+import type { Queues } from "../queue/sqs-queues.js";
+import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../store/records.js";
+import type { Store } from "../store/store.js";
+import type { DefinitionCache, LoadedDefinition } from "./definitions.js";
+import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
+
+export interface DispatcherDeps {
+  store: Store;
+  queues: Queues;
+  definitions: DefinitionCache;
+  now: () => number;
+  /** A claim older than this is taken over (the claimer died), ms. */
+  commandClaimStaleMs: number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Thrown when a message cannot be applied yet (for example its instance is not written yet). */
+class RetryLater extends Error {}
+
+async function mapLimit<T>(items: readonly T[], limit: number, fn: (t: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+}
+
+export class Dispatcher {
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /**
+   * Handles an SQS batch from the events FIFO queue. Groups are handled in parallel, each in
+   * order; after a failure the rest of that group is reported failed too, so FIFO order holds.
+   */
+  async handleBatch(records: readonly SqsRecord[]): Promise<SqsBatchResponse> {
+    const groups = new Map<string, SqsRecord[]>();
+    for (const r of records) {
+      const g = r.attributes.MessageGroupId ?? "";
+      let list = groups.get(g);
+      if (!list) groups.set(g, (list = []));
+      list.push(r);
+    }
+    const failures: string[] = [];
+    await Promise.all(
+      [...groups.values()].map(async (list) => {
+        let i = 0;
+        try {
+          while (i < list.length) {
+            const first = JSON.parse((list[i] as SqsRecord).body) as EventMessage;
+            if (first.kind === "command") {
+              await this.handleCommand(first.commandId);
+              i++;
+              continue;
+            }
+            // Consecutive task events of one instance are applied with one instance write.
+            const events: Extract<EventMessage, { kind: "task" }>[] = [];
+            while (i < list.length) {
+              const e = JSON.parse((list[i] as SqsRecord).body) as EventMessage;
+              if (e.kind !== "task" || e.instanceId !== first.instanceId) break;
+              events.push(e);
+              i++;
+            }
+            try {
+              await this.handleTaskEvents(first.instanceId, events);
+            } catch (err) {
+              i -= events.length;
+              throw err;
+            }
+          }
+        } catch (err) {
+          if (!(err instanceof RetryLater)) {
+            this.deps.log?.("dispatcher: message failed", { error: String((err as Error)?.stack ?? err) });
+          }
+          for (; i < list.length; i++) failures.push((list[i] as SqsRecord).messageId);
+        }
+      }),
+    );
+    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  }
+
+  private context(inst: InstanceRecord, def: LoadedDefinition): AdvanceContext {
+    return {
+      dag: def.dag,
+      policies: def.policies,
+      failureStrategy: inst.failureStrategy,
+      stopping: inst.state === "STOPPING",
+    };
+  }
+
+  private async definition(inst: { workflow: string; version: number }): Promise<LoadedDefinition> {
+    const def = await this.deps.definitions.get(inst.workflow, inst.version);
+    if (!def) throw new Error(`definition ${inst.workflow} v${inst.version} is missing`);
+    return def;
+  }
+
+  /** Claims and executes a command; a command already done is a no-op. */
+  async handleCommand(commandId: string): Promise<void> {
+    const now = this.deps.now();
+    const cmd = await this.deps.store.claimCommand(commandId, now, this.deps.commandClaimStaleMs);
+    if (!cmd) {
+      const existing = await this.deps.store.getCommand(commandId);
+      // Claimed by a live dispatcher (a duplicate signal): let that one finish, check again later.
+      if (existing?.state === "PENDING") throw new RetryLater();
+      return;
+    }
+    switch (cmd.type) {
+      case "START_WORKFLOW":
+        await this.startInstance(cmd);
+        break;
+      case "STOP":
+        await this.stopInstance(cmd.instanceId);
+        break;
+      default:
+        this.deps.log?.("dispatcher: unsupported command", { commandId, type: cmd.type });
+    }
+    await this.deps.store.completeCommand(commandId, this.deps.now());
+  }
+
+  private async startInstance(cmd: CommandRecord): Promise<void> {
+    const run = cmd.run;
+    if (!run) throw new Error(`command ${cmd.commandId} has no run request`);
+    const def = await this.definition(cmd);
+    let inst = await this.deps.store.getInstance(cmd.instanceId);
+    if (!inst) {
+      const now = this.deps.now();
+      const failureStrategy = run.failureStrategy ?? def.definition.failureStrategy;
+      const dag = def.dag;
+      const ctx: AdvanceContext = { dag, policies: def.policies, failureStrategy, stopping: false };
+      const start = startProgress(ctx, dag.scope(run.startTasks, run.taskScope));
+      const fresh: InstanceRecord = {
+        instanceId: cmd.instanceId,
+        workflow: cmd.workflow,
+        version: cmd.version,
+        state: "SUBMITTED",
+        priority: run.priority ?? def.definition.priority,
+        failureStrategy,
+        commandType: cmd.type,
+        params: run.params,
+        dryRun: run.dryRun,
+        ...(run.startTasks ? { startTasks: run.startTasks } : {}),
+        taskScope: run.taskScope,
+        createdAt: cmd.createdAt,
+        progress: start.progress,
+        rev: 1,
+      };
+      // Record the intent first; a crash after this redoes the dispatch below from it.
+      if (await this.deps.store.putInstance(fresh)) inst = fresh;
+      else inst = await this.deps.store.getInstance(cmd.instanceId);
+      if (!inst) throw new Error(`instance ${cmd.instanceId} vanished`);
+    }
+    if (inst.state !== "SUBMITTED") return; // started already (a repeated command)
+    // Dispatch every ACTIVE task of the recorded progress (idempotent when repeated).
+    const orders = activeTasks(inst.progress).map((index) => ({
+      index,
+      attempt: attemptOf(inst.progress, index),
+      delaySeconds: 0,
+    }));
+    await this.dispatch(inst, def, orders);
+    const next: InstanceRecord = { ...inst, state: "RUNNING", startedAt: this.deps.now(), rev: inst.rev + 1 };
+    assertInstanceTransition(inst.state, next.state);
+    if (!(await this.deps.store.updateInstance(next))) throw new RetryLater();
+  }
+
+  private async stopInstance(instanceId: string): Promise<void> {
+    let inst = await this.deps.store.getInstance(instanceId);
+    if (!inst) throw new RetryLater(); // its start command has not been handled yet
+    if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
+    const def = await this.definition(inst);
+    if (inst.state !== "STOPPING") {
+      const stopping: InstanceRecord = { ...inst, state: "STOPPING", rev: inst.rev + 1 };
+      assertInstanceTransition(inst.state, stopping.state);
+      if (!(await this.deps.store.updateInstance(stopping))) throw new RetryLater();
+      inst = stopping;
+    }
+    // Tasks not yet taken by a worker are killed here; running ones by their worker.
+    const outcomes: TaskOutcome[] = [];
+    const now = this.deps.now();
+    await mapLimit(activeTasks(inst.progress), 16, async (index) => {
+      const attempt = attemptOf(inst.progress, index);
+      const key = { instanceId, code: def.dag.codes[index] as string, attempt };
+      const killed = await this.deps.store.updateTask(key, ["SUBMITTED", "DISPATCHED"], {
+        state: "KILLED",
+        endedAt: now,
+        error: "stopped before it started",
+      });
+      if (killed) outcomes.push({ index, attempt, state: "KILLED" });
+      else await this.deps.store.updateTask(key, ["RUNNING"], { killRequested: true });
+    });
+    await this.commit(inst, def, applyOutcomes(this.context(inst, def), inst.progress, outcomes));
+  }
+
+  /** Applies task state-change events of one instance. */
+  async handleTaskEvents(
+    instanceId: string,
+    events: ReadonlyArray<Extract<EventMessage, { kind: "task" }>>,
+  ): Promise<void> {
+    const inst = await this.deps.store.getInstance(instanceId);
+    if (!inst) throw new RetryLater();
+    if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
+    const def = await this.definition(inst);
+    const outcomes: TaskOutcome[] = [];
+    for (const e of events) {
+      const index = def.dag.indexOf(e.code);
+      if (index !== undefined) outcomes.push({ index, attempt: e.attempt, state: e.state });
+    }
+    await this.commit(inst, def, applyOutcomes(this.context(inst, def), inst.progress, outcomes));
+  }
+
+  /** Dispatches what the decision asks for, then records it with one conditional write. */
+  private async commit(inst: InstanceRecord, def: LoadedDefinition, result: AdvanceResult): Promise<void> {
+    if (!result.changed) return;
+    await this.dispatch(inst, def, result.dispatch);
+    const next: InstanceRecord = { ...inst, progress: result.progress, rev: inst.rev + 1 };
+    if (result.finalState) {
+      assertInstanceTransition(inst.state, result.finalState);
+      next.state = result.finalState;
+      next.endedAt = this.deps.now();
+    }
+    if (!(await this.deps.store.updateInstance(next))) throw new RetryLater();
+  }
+
+  /** Writes the task instances (if absent) and sends them, highest priority first. */
+  private async dispatch(
+    inst: InstanceRecord,
+    def: LoadedDefinition,
+    orders: ReadonlyArray<{ index: number; attempt: number; delaySeconds: number }>,
+  ): Promise<void> {
+    if (orders.length === 0) return;
+    const now = this.deps.now();
+    const tasks = def.definition.tasks;
+    const sorted = [...orders].sort((a, b) =>
+      compareDispatch(
+        { instancePriority: inst.priority, instanceCreatedAt: inst.createdAt, taskPriority: tasks[a.index]?.priority ?? "MEDIUM", code: tasks[a.index]?.code ?? "" },
+        { instancePriority: inst.priority, instanceCreatedAt: inst.createdAt, taskPriority: tasks[b.index]?.priority ?? "MEDIUM", code: tasks[b.index]?.code ?? "" },
+      ),
+    );
+    await mapLimit(sorted, 32, async (o) => {
+      const task = tasks[o.index];
+      if (!task) return;
+      const record: TaskInstanceRecord = {
+        instanceId: inst.instanceId,
+        workflow: inst.workflow,
+        code: task.code,
+        attempt: o.attempt,
+        type: task.type,
+        // A delayed retry waits as SUBMITTED; a task sent now is DISPATCHED.
+        state: o.delaySeconds > 0 ? "SUBMITTED" : "DISPATCHED",
+        priority: task.priority,
+        workerGroup: task.workerGroup,
+        submittedAt: now,
+      };
+      await this.deps.store.putTaskInstance(record); // false = written by an earlier try: fine
+    });
+    const globals = def.definition.params;
+    await this.deps.queues.sendTasks(
+      sorted.map((o) => {
+        const task = tasks[o.index] as (typeof tasks)[number];
+        const message: TaskMessage = {
+          instanceId: inst.instanceId,
+          workflow: inst.workflow,
+          version: inst.version,
+          code: task.code,
+          attempt: o.attempt,
+          instancePriority: inst.priority,
+          dryRun: inst.dryRun,
+          task,
+          // Precedence: startup > local > global (DolphinScheduler).
+          params: { ...globals, ...task.params, ...inst.params },
+        };
+        return { message, workerGroup: task.workerGroup, delaySeconds: o.delaySeconds };
+      }),
+    );
+  }
+}

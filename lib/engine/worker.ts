@@ -1,0 +1,166 @@
+/**
+ * The worker (DolphinScheduler's WorkerServer): claims a task attempt with a conditional write on
+ * (state, attempt) so a duplicate delivery never runs it twice, runs it while renewing its lease,
+ * writes the result conditioned on still holding that attempt, and emits the state-change event.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { isFinalTaskState, type TaskState } from "../core/model.js";
+import type { TaskLogs } from "../logs/task-log.js";
+import type { TaskMessage } from "../queue/messages.js";
+import type { Queues } from "../queue/sqs-queues.js";
+import type { Store } from "../store/store.js";
+import { runHttp } from "../tasks/http.js";
+import type { TaskPlugin, TaskResult } from "../tasks/plugin.js";
+import { runShell } from "../tasks/shell.js";
+import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
+
+export interface WorkerDeps {
+  store: Store;
+  queues: Queues;
+  logs: TaskLogs;
+  now: () => number;
+  /** Root of working directories: `<dataDir>/work/...`. */
+  dataDir: string;
+  leaseMs: number;
+  leaseRenewMs: number;
+  /** Seconds a received task message stays invisible before it must be extended. */
+  visibilityTimeoutSeconds: number;
+  workerId?: string;
+  plugins?: Partial<Record<string, TaskPlugin>>;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+const PLUGINS: Record<string, TaskPlugin> = { SHELL: runShell, HTTP: runHttp };
+
+export class Worker {
+  readonly id: string;
+
+  constructor(private readonly deps: WorkerDeps) {
+    this.id = deps.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
+
+  /** Handles an SQS batch of task messages (all run concurrently). */
+  async handleBatch(records: readonly SqsRecord[]): Promise<SqsBatchResponse> {
+    const failures: string[] = [];
+    await Promise.all(
+      records.map(async (r) => {
+        try {
+          await this.handleRecord(r);
+        } catch (e) {
+          this.deps.log?.("worker: message failed", { error: String((e as Error)?.stack ?? e) });
+          failures.push(r.messageId);
+        }
+      }),
+    );
+    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  }
+
+  async handleRecord(record: SqsRecord): Promise<void> {
+    const msg = JSON.parse(record.body) as TaskMessage;
+    const { store } = this.deps;
+    const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
+    const claimedAt = this.deps.now();
+    const claimed = await store.updateTask(key, ["SUBMITTED", "DISPATCHED"], {
+      state: "RUNNING",
+      startedAt: claimedAt,
+      worker: this.id,
+      leaseExpiresAt: claimedAt + this.deps.leaseMs,
+    });
+    if (!claimed) {
+      // Duplicate delivery, or killed before it started. If the attempt is over, its event may
+      // have been lost with a crashed worker: sending it again is harmless.
+      const existing = await store.getTaskInstance(msg.instanceId, msg.code, msg.attempt);
+      if (existing && isFinalTaskState(existing.state)) await this.emit(msg, existing.state);
+      return;
+    }
+    const result = await this.run(msg, record);
+    if (result === "lost") return;
+    const done = await store.updateTask(
+      key,
+      ["RUNNING"],
+      {
+        state: result.state,
+        endedAt: this.deps.now(),
+        ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+        ...(result.error ? { error: result.error } : {}),
+      },
+      { worker: this.id, removeLease: true },
+    );
+    // A result nobody accepted (lease lost meanwhile) is dropped: a newer attempt owns the task.
+    if (done) await this.emit(msg, result.state);
+  }
+
+  private emit(msg: TaskMessage, state: TaskState) {
+    return this.deps.queues.sendEvents([
+      { kind: "task", instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt, state },
+    ]);
+  }
+
+  /** Runs the attempt; "lost" when the lease was lost (the result must not be written). */
+  private async run(msg: TaskMessage, record: SqsRecord): Promise<TaskResult | "lost"> {
+    const { deps } = this;
+    const log = deps.logs.open({ workflow: msg.workflow, instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt });
+    const kill = new AbortController();
+    let lost = false;
+    const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
+    let lastVisibility = Date.now();
+    let renewing = false;
+    const timer = setInterval(async () => {
+      if (renewing) return;
+      renewing = true;
+      try {
+        const renewed = await deps.store.updateTask(key, ["RUNNING"], { leaseExpiresAt: deps.now() + deps.leaseMs }, { worker: this.id });
+        if (!renewed) {
+          lost = true;
+          log.write("shoal: lease lost (the task was failed over or stopped); killing it");
+          kill.abort();
+        } else if (renewed.killRequested && !kill.signal.aborted) kill.abort();
+        if (Date.now() - lastVisibility > (deps.visibilityTimeoutSeconds * 1000) / 2) {
+          lastVisibility = Date.now();
+          const url = await deps.queues.queueUrlFromArn(record.eventSourceARN);
+          await deps.queues.extendVisibility(url, record.receiptHandle, deps.visibilityTimeoutSeconds);
+        }
+      } catch (e) {
+        deps.log?.("worker: lease renewal failed", { error: String(e) });
+      } finally {
+        renewing = false;
+      }
+    }, deps.leaseRenewMs);
+    timer.unref();
+    try {
+      log.write(`shoal: ${msg.task.type} task '${msg.code}' attempt ${msg.attempt} of ${msg.workflow}/${msg.instanceId} on ${this.id}`);
+      if (msg.dryRun) {
+        log.write("shoal: dry run, nothing executed");
+        return { state: "SUCCESS" };
+      }
+      const plugin = deps.plugins?.[msg.task.type] ?? PLUGINS[msg.task.type];
+      if (!plugin) return { state: "FAILURE", error: `no plugin for task type ${msg.task.type}` };
+      const base = join(deps.dataDir, "work", msg.workflow, msg.instanceId);
+      const workDir = join(base, msg.code, String(msg.attempt));
+      const instanceDir = join(base, "shared");
+      rmSync(workDir, { recursive: true, force: true });
+      mkdirSync(workDir, { recursive: true });
+      mkdirSync(instanceDir, { recursive: true });
+      const env: Record<string, string> = {
+        ...msg.params,
+        SHOAL_WORKFLOW: msg.workflow,
+        SHOAL_WORKFLOW_VERSION: String(msg.version),
+        SHOAL_INSTANCE_ID: msg.instanceId,
+        SHOAL_TASK_CODE: msg.code,
+        SHOAL_ATTEMPT: String(msg.attempt),
+        SHOAL_INSTANCE_DIR: instanceDir,
+      };
+      const result = await plugin({ task: msg.task, params: msg.params, env, log, signal: kill.signal, workDir });
+      return lost ? "lost" : result;
+    } catch (e) {
+      log.write(`shoal: task failed to run: ${(e as Error).message}`);
+      return lost ? "lost" : { state: "FAILURE", error: (e as Error).message };
+    } finally {
+      clearInterval(timer);
+      await log.close();
+    }
+  }
+}

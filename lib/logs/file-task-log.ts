@@ -1,0 +1,76 @@
+/**
+ * Task logs as files: `<dir>/<workflow>/<instanceId>/<taskCode>/<attempt>.log`, one line per
+ * log line as `<ISO timestamp>\t<message>`. The read token is a byte offset.
+ */
+import { createWriteStream, mkdirSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { validationError } from "../core/errors.js";
+import { type LogLine, type LogPage, type TaskLogKey, type TaskLogs, type TaskLogWriter, logName } from "./task-log.js";
+
+const READ_CHUNK = 256 * 1024;
+
+export class FileTaskLogs implements TaskLogs {
+  constructor(private readonly dir: string) {}
+
+  path(key: TaskLogKey): string {
+    return join(this.dir, `${logName(key)}.log`);
+  }
+
+  open(key: TaskLogKey): TaskLogWriter {
+    const file = this.path(key);
+    mkdirSync(dirname(file), { recursive: true });
+    const stream = createWriteStream(file, { flags: "a" });
+    stream.on("error", () => {}); // a full disk must not crash the worker
+    return {
+      write(message: string, at = Date.now()) {
+        const ts = new Date(at).toISOString();
+        stream.write(`${ts}\t${message.replace(/\r?\n/g, " ")}\n`);
+      },
+      close() {
+        return new Promise<void>((resolve) => stream.end(() => resolve()));
+      },
+    };
+  }
+
+  async read(key: TaskLogKey, opts: { nextToken?: string; limit: number }): Promise<LogPage> {
+    let offset = 0;
+    if (opts.nextToken !== undefined) {
+      offset = Number(opts.nextToken);
+      if (!Number.isSafeInteger(offset) || offset < 0) {
+        throw validationError([{ path: "nextToken", message: "is not a token this API returned" }]);
+      }
+    }
+    let fh: Awaited<ReturnType<typeof open>>;
+    try {
+      fh = await open(this.path(key), "r");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return { lines: [], nextToken: String(offset) };
+      throw e;
+    }
+    try {
+      const lines: LogLine[] = [];
+      let pos = offset;
+      let carry = Buffer.alloc(0);
+      while (lines.length < opts.limit) {
+        const buf = Buffer.alloc(READ_CHUNK);
+        const { bytesRead } = await fh.read(buf, 0, READ_CHUNK, pos + carry.length);
+        if (bytesRead === 0) break;
+        let data = Buffer.concat([carry, buf.subarray(0, bytesRead)]);
+        let nl = data.indexOf(10);
+        while (nl >= 0 && lines.length < opts.limit) {
+          const raw = data.subarray(0, nl).toString("utf8");
+          const tab = raw.indexOf("\t");
+          lines.push({ timestamp: raw.slice(0, tab), message: raw.slice(tab + 1) });
+          pos += nl + 1;
+          data = data.subarray(nl + 1);
+          nl = data.indexOf(10);
+        }
+        carry = data; // a partial last line waits for the writer
+      }
+      return { lines, nextToken: String(pos) };
+    } finally {
+      await fh.close();
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Task logs: one log per task attempt, written by the worker while the task runs and read back
+ * through the API in pages. Files now (standalone, ECS workers); CloudWatch Logs later, with the
+ * stream name `<workflow>/<instanceId>/<taskCode>/<attempt>` that `logName` gives.
+ */
+
+/** Identifies one attempt's log. */
+export interface TaskLogKey {
+  workflow: string;
+  instanceId: string;
+  code: string;
+  attempt: number;
+}
+
+/** One line: ISO-8601 UTC timestamp with milliseconds, and the text (no trailing newline). */
+export interface LogLine {
+  timestamp: string;
+  message: string;
+}
+
+export interface LogPage {
+  lines: LogLine[];
+  /** Where the next read starts; absent when the log has nothing more. */
+  nextToken?: string;
+}
+
+/** Appends lines in order; `close` flushes. Writing never throws into the task. */
+export interface TaskLogWriter {
+  write(message: string, at?: number): void;
+  close(): Promise<void>;
+}
+
+export interface TaskLogs {
+  open(key: TaskLogKey): TaskLogWriter;
+  /**
+   * Reads up to `limit` lines after `nextToken`.
+   * @throws ShoalError ValidationError for a token this store did not hand out.
+   */
+  read(key: TaskLogKey, opts: { nextToken?: string; limit: number }): Promise<LogPage>;
+}
+
+/** `<workflow>/<instanceId>/<taskCode>/<attempt>`: the log's name (file path, log stream). */
+export function logName(key: TaskLogKey): string {
+  return `${key.workflow}/${key.instanceId}/${key.code}/${key.attempt}`;
+}

@@ -1,0 +1,134 @@
+/**
+ * Sending to Shoal's SQS queues: task queues per worker group and priority tier, and the events
+ * FIFO queue. Batches of 10 (SendMessageBatch's limit); a partial batch failure throws, so the
+ * caller's message is retried and the idempotent receivers absorb the repeats.
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  GetQueueUrlCommand,
+  QueueDoesNotExist,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import type { Priority } from "../core/model.js";
+import { resourceNames } from "../aws/config.js";
+import { ensureTaskQueues } from "../aws/resources.js";
+import { type EventMessage, eventDedupId, type TaskMessage } from "./messages.js";
+
+/** The queue side of the engine (one implementation: SQS; tests run it against fauxqs). */
+export interface Queues {
+  sendTasks(items: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }>): Promise<void>;
+  sendEvents(events: EventMessage[]): Promise<void>;
+  /** Keeps a received message invisible for `seconds` more (long tasks). */
+  extendVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void>;
+  /** URL of a queue from its ARN (SQS event records carry the ARN). */
+  queueUrlFromArn(arn: string): Promise<string>;
+}
+
+export class SqsQueues implements Queues {
+  private readonly urls = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly opts: { prefix: string; eventsQueueUrl?: string; autoCreateQueues: boolean },
+  ) {}
+
+  private url(name: string, create?: () => Promise<unknown>): Promise<string> {
+    let p = this.urls.get(name);
+    if (!p) {
+      p = (async () => {
+        try {
+          const r = await this.sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+          return r.QueueUrl as string;
+        } catch (e) {
+          if (!(e instanceof QueueDoesNotExist || (e as Error).name === "QueueDoesNotExist") || !create) {
+            throw e;
+          }
+          await create();
+          const r = await this.sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+          return r.QueueUrl as string;
+        }
+      })();
+      p.catch(() => this.urls.delete(name));
+      this.urls.set(name, p);
+    }
+    return p;
+  }
+
+  /** URL of a task queue; creates the group's queues first when allowed (standalone). */
+  taskQueueUrl(group: string, priority: Priority): Promise<string> {
+    const name = resourceNames(this.opts.prefix).taskQueue(group, priority);
+    return this.url(
+      name,
+      this.opts.autoCreateQueues ? () => ensureTaskQueues(this.sqs, this.opts.prefix, group) : undefined,
+    );
+  }
+
+  eventsQueueUrl(): Promise<string> {
+    if (this.opts.eventsQueueUrl) return Promise.resolve(this.opts.eventsQueueUrl);
+    return this.url(resourceNames(this.opts.prefix).eventsQueue);
+  }
+
+  private async sendBatches(url: string, entries: SendMessageBatchRequestEntry[]): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < entries.length; i += 10) {
+      const chunk = entries.slice(i, i + 10);
+      sends.push(
+        this.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: chunk })).then((r) => {
+          if (r.Failed && r.Failed.length > 0) {
+            const f = r.Failed[0];
+            throw new Error(`SendMessageBatch to ${url}: ${r.Failed.length} failed (${f?.Code}: ${f?.Message})`);
+          }
+        }),
+      );
+    }
+    await Promise.all(sends);
+  }
+
+  async sendTasks(
+    items: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }>,
+  ): Promise<void> {
+    const byQueue = new Map<string, SendMessageBatchRequestEntry[]>();
+    for (const [i, item] of items.entries()) {
+      const url = await this.taskQueueUrl(item.workerGroup, item.message.instancePriority);
+      let list = byQueue.get(url);
+      if (!list) byQueue.set(url, (list = []));
+      list.push({
+        Id: String(i),
+        MessageBody: JSON.stringify(item.message),
+        DelaySeconds: Math.min(900, Math.max(0, Math.round(item.delaySeconds))),
+      });
+    }
+    await Promise.all([...byQueue].map(([url, entries]) => this.sendBatches(url, entries)));
+  }
+
+  async sendEvents(events: EventMessage[]): Promise<void> {
+    if (events.length === 0) return;
+    const url = await this.eventsQueueUrl();
+    await this.sendBatches(
+      url,
+      events.map((e, i) => ({
+        Id: String(i),
+        MessageBody: JSON.stringify(e),
+        MessageGroupId: e.instanceId,
+        MessageDeduplicationId: eventDedupId(e),
+      })),
+    );
+  }
+
+  async extendVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
+    await this.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: Math.min(43_200, Math.round(seconds)),
+      }),
+    );
+  }
+
+  queueUrlFromArn(arn: string): Promise<string> {
+    const name = arn.split(":").pop() ?? arn;
+    return this.url(name);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * What the store keeps. Times are epoch milliseconds. Items are described in
+ * docs/architecture.md together with the condition every write carries.
+ */
+import type { Progress } from "../core/progress.js";
+import type {
+  CommandType,
+  FailureStrategy,
+  InstanceState,
+  Priority,
+  ReleaseState,
+  RunRequest,
+  TaskScope,
+  TaskState,
+  TaskType,
+  WorkflowDefinition,
+} from "../core/model.js";
+
+/** The head item of a workflow: its latest version and release state. */
+export interface WorkflowHead {
+  name: string;
+  latestVersion: number;
+  releaseState: ReleaseState;
+  description?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One immutable version of a definition. */
+export interface StoredDefinition {
+  name: string;
+  version: number;
+  definition: WorkflowDefinition;
+  createdAt: number;
+}
+
+export type CommandState = "PENDING" | "DONE";
+
+/** A request to the dispatcher, written before it is signalled (outbox). */
+export interface CommandRecord {
+  commandId: string;
+  type: CommandType;
+  instanceId: string;
+  workflow: string;
+  version: number;
+  state: CommandState;
+  /** START_WORKFLOW: the run request; STOP: empty. */
+  run?: RunRequest;
+  createdAt: number;
+  /** Set while the command is being worked on; a stale claim can be taken over. */
+  claimedAt?: number;
+  doneAt?: number;
+  /** How often the sweeper signalled it again. */
+  resignals?: number;
+}
+
+/** A workflow instance and its DAG progress. `rev` guards every write (optimistic lock). */
+export interface InstanceRecord {
+  instanceId: string;
+  workflow: string;
+  /** Definition version. */
+  version: number;
+  state: InstanceState;
+  priority: Priority;
+  failureStrategy: FailureStrategy;
+  commandType: CommandType;
+  params: Record<string, string>;
+  dryRun: boolean;
+  startTasks?: string[];
+  taskScope: TaskScope;
+  createdAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  scheduleTime?: number;
+  progress: Progress;
+  /** Item revision: incremented by every write, which is conditioned on the previous value. */
+  rev: number;
+}
+
+/** One attempt of one task. Keyed by (instanceId, code, attempt). */
+export interface TaskInstanceRecord {
+  instanceId: string;
+  workflow: string;
+  code: string;
+  /** 1-based. */
+  attempt: number;
+  type: TaskType;
+  state: TaskState;
+  priority: Priority;
+  workerGroup: string;
+  submittedAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** Id of the worker that claimed it. */
+  worker?: string;
+  exitCode?: number;
+  error?: string;
+  /** While RUNNING: when the worker's claim lapses unless renewed. */
+  leaseExpiresAt?: number;
+  /** Set by a stop: the worker kills the task at its next lease renewal. */
+  killRequested?: boolean;
+}
+
+/** A page of a list. */
+export interface Page<T> {
+  items: T[];
+  nextToken?: string;
+}
+
+export type { Progress };

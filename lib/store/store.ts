@@ -1,0 +1,75 @@
+/**
+ * The storage interface of the engine. Every state change is a single-item conditional write
+ * (DynamoDB semantics): methods that change state return false/undefined when their condition
+ * did not hold instead of throwing, so callers decide what a lost race means.
+ */
+import type { ReleaseState, TaskState } from "../core/model.js";
+import type {
+  CommandRecord,
+  InstanceRecord,
+  Page,
+  StoredDefinition,
+  TaskInstanceRecord,
+  WorkflowHead,
+} from "./records.js";
+
+export interface ListInstancesQuery {
+  workflow?: string;
+  state?: string;
+  limit: number;
+  nextToken?: string;
+}
+
+export interface Store {
+  // Workflow definitions
+  getWorkflowHead(name: string): Promise<WorkflowHead | undefined>;
+  getDefinition(name: string, version: number): Promise<StoredDefinition | undefined>;
+  /** Writes version `def.version` if absent. */
+  putDefinition(def: StoredDefinition): Promise<boolean>;
+  /** Creates or moves the head, conditioned on the latest version it replaces (0 = new). */
+  putWorkflowHead(head: WorkflowHead, expectedLatest: number): Promise<boolean>;
+  setReleaseState(name: string, state: ReleaseState, now: number): Promise<WorkflowHead | undefined>;
+  listWorkflows(limit: number, nextToken?: string): Promise<Page<WorkflowHead>>;
+  /** Removes the head and every version. */
+  deleteWorkflow(name: string): Promise<void>;
+
+  // Commands
+  /** Writes a command if its id is new. */
+  putCommand(cmd: CommandRecord): Promise<boolean>;
+  getCommand(commandId: string): Promise<CommandRecord | undefined>;
+  /** PENDING and not claimed within `staleMs` → claimed now. */
+  claimCommand(commandId: string, now: number, staleMs: number): Promise<CommandRecord | undefined>;
+  completeCommand(commandId: string, now: number): Promise<void>;
+  /** Commands still PENDING created before `before`. */
+  listPendingCommands(before: number, limit: number): Promise<CommandRecord[]>;
+  markResignalled(commandId: string, resignals: number): Promise<void>;
+
+  // Workflow instances
+  putInstance(inst: InstanceRecord): Promise<boolean>;
+  getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
+  /** Replaces the instance if its stored `rev` is `inst.rev - 1`. */
+  updateInstance(inst: InstanceRecord): Promise<boolean>;
+  listInstances(q: ListInstancesQuery): Promise<Page<InstanceRecord>>;
+  /** Whether any instance of the workflow is not in a final state. */
+  hasUnfinishedInstances(workflow: string): Promise<boolean>;
+
+  // Task instances
+  putTaskInstance(task: TaskInstanceRecord): Promise<boolean>;
+  getTaskInstance(instanceId: string, code: string, attempt: number): Promise<TaskInstanceRecord | undefined>;
+  /** Every attempt of every task of an instance. */
+  listTaskInstances(instanceId: string): Promise<TaskInstanceRecord[]>;
+  /** Every attempt of one task, oldest first. */
+  listAttempts(instanceId: string, code: string): Promise<TaskInstanceRecord[]>;
+  /**
+   * Changes a task instance if its state is one of `from` (and, when given, `worker` holds it).
+   * @returns the new item, or undefined when the condition failed.
+   */
+  updateTask(
+    key: { instanceId: string; code: string; attempt: number },
+    from: readonly TaskState[],
+    changes: Partial<TaskInstanceRecord>,
+    opts?: { worker?: string; removeLease?: boolean },
+  ): Promise<TaskInstanceRecord | undefined>;
+  /** RUNNING task instances whose lease ended before `now`. */
+  listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]>;
+}

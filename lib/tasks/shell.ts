@@ -1,0 +1,100 @@
+/**
+ * SHELL tasks: `/bin/sh -c <command>` in its own process group (so a kill reaches every process
+ * it started), in a fresh working directory, stdout and stderr streamed line by line to the task
+ * log. `timeoutSeconds` with strategy FAIL kills the group (TERM, then KILL after a grace period)
+ * and fails the attempt; WARN only logs a warning (DolphinScheduler's timeout strategies).
+ */
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import type { TaskPlugin, TaskResult } from "./plugin.js";
+
+/** Seconds between TERM and KILL. */
+const KILL_GRACE_MS = 3_000;
+
+function pipeLines(stream: Readable, write: (line: string) => void): Promise<void> {
+  return new Promise((resolve) => {
+    let carry = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      const parts = (carry + chunk).split("\n");
+      carry = parts.pop() ?? "";
+      for (const p of parts) write(p);
+      // A line without newline still shows up once it gets long.
+      if (carry.length > 16_384) {
+        write(carry);
+        carry = "";
+      }
+    });
+    stream.on("end", () => {
+      if (carry) write(carry);
+      resolve();
+    });
+    stream.on("error", () => resolve());
+  });
+}
+
+export const runShell: TaskPlugin = async (ctx) => {
+  if (ctx.task.type !== "SHELL") throw new Error("runShell needs a SHELL task");
+  const { task, log } = ctx;
+  const child = spawn("/bin/sh", ["-c", task.command], {
+    cwd: ctx.workDir,
+    env: { ...process.env, ...ctx.env },
+    detached: true, // own process group
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let reason: "timeout" | "killed" | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const killGroup = () => {
+    if (child.pid === undefined || child.exitCode !== null) return;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {}
+    killTimer = setTimeout(() => {
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {}
+    }, KILL_GRACE_MS);
+    killTimer.unref();
+  };
+  const onAbort = () => {
+    reason ??= "killed";
+    log.write("shoal: kill requested, terminating the process group");
+    killGroup();
+  };
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  if (ctx.signal.aborted) onAbort();
+  let timeout: NodeJS.Timeout | undefined;
+  if (task.timeoutSeconds) {
+    timeout = setTimeout(() => {
+      if (task.timeoutStrategy === "WARN") {
+        log.write(`shoal: WARNING task is still running after its timeout of ${task.timeoutSeconds}s`);
+        return;
+      }
+      reason ??= "timeout";
+      log.write(`shoal: timeout of ${task.timeoutSeconds}s reached, terminating the process group`);
+      killGroup();
+    }, task.timeoutSeconds * 1000);
+  }
+  const out = pipeLines(child.stdout, (l) => log.write(l));
+  const err = pipeLines(child.stderr, (l) => log.write(l));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.once("error", (e) => {
+      log.write(`shoal: could not start /bin/sh: ${e.message}`);
+      resolve([127, null]);
+    });
+    child.once("exit", (c, s) => resolve([c, s]));
+  });
+  await Promise.all([out, err]);
+  clearTimeout(timeout);
+  clearTimeout(killTimer);
+  ctx.signal.removeEventListener("abort", onAbort);
+  const exitCode = code ?? 128 + (signal ? (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[signal] ?? 0 : 0);
+  log.write(`shoal: exit code ${exitCode}${signal ? ` (signal ${signal})` : ""}`);
+  let result: TaskResult;
+  if (reason === "killed") result = { state: "KILLED", exitCode, error: "killed on request" };
+  else if (reason === "timeout") {
+    result = { state: "FAILURE", exitCode, error: `timed out after ${task.timeoutSeconds}s` };
+  } else if (exitCode === 0) result = { state: "SUCCESS", exitCode };
+  else result = { state: "FAILURE", exitCode, error: `command exited with code ${exitCode}` };
+  return result;
+};

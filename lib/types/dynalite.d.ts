@@ -1,0 +1,12 @@
+// dynalite ships no types; this is the part Shoal uses (a node:http Server).
+declare module "dynalite" {
+  import type { Server } from "node:http";
+  interface DynaliteOptions {
+    path?: string;
+    createTableMs?: number;
+    deleteTableMs?: number;
+    updateTableMs?: number;
+    maxItemSizeKb?: number;
+  }
+  export default function dynalite(options?: DynaliteOptions): Server;
+}
