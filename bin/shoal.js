@@ -7,6 +7,13 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1);
 }
 
+// fauxqs persists through node:sqlite, which Node 22 flags as experimental on every start.
+process.removeAllListeners("warning");
+process.on("warning", (w) => {
+  if (w.name === "ExperimentalWarning" && /SQLite/i.test(w.message)) return;
+  console.error(`${w.name}: ${w.message}`);
+});
+
 const { register } = await import("tsx/esm/api");
 register();
 // Resolved from this file's real location, so it also works through node_modules/.bin symlinks.

@@ -37,9 +37,21 @@ const PLUGINS: Record<string, TaskPlugin> = { SHELL: runShell, HTTP: runHttp };
 
 export class Worker {
   readonly id: string;
+  private shuttingDown = false;
+  private readonly running = new Set<AbortController>();
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
+
+  /**
+   * Ends every running attempt without recording a result (process shutdown): their leases run
+   * out and the sweeper fails them over to a new attempt, as DolphinScheduler does for a worker
+   * that goes away.
+   */
+  shutdown(): void {
+    this.shuttingDown = true;
+    for (const c of this.running) c.abort();
   }
 
   /** Handles an SQS batch of task messages (all run concurrently). */
@@ -62,6 +74,7 @@ export class Worker {
     const msg = JSON.parse(record.body) as TaskMessage;
     const { store } = this.deps;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
+    if (this.shuttingDown) throw new Error("worker is shutting down");
     const claimedAt = this.deps.now();
     const claimed = await store.updateTask(key, ["SUBMITTED", "DISPATCHED"], {
       state: "RUNNING",
@@ -104,6 +117,7 @@ export class Worker {
     const { deps } = this;
     const log = deps.logs.open({ workflow: msg.workflow, instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt });
     const kill = new AbortController();
+    this.running.add(kill);
     let lost = false;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
     let lastVisibility = Date.now();
@@ -154,11 +168,12 @@ export class Worker {
         SHOAL_INSTANCE_DIR: instanceDir,
       };
       const result = await plugin({ task: msg.task, params: msg.params, env, log, signal: kill.signal, workDir });
-      return lost ? "lost" : result;
+      return lost || this.shuttingDown ? "lost" : result;
     } catch (e) {
       log.write(`shoal: task failed to run: ${(e as Error).message}`);
-      return lost ? "lost" : { state: "FAILURE", error: (e as Error).message };
+      return lost || this.shuttingDown ? "lost" : { state: "FAILURE", error: (e as Error).message };
     } finally {
+      this.running.delete(kill);
       clearInterval(timer);
       await log.close();
     }

@@ -412,7 +412,7 @@ export class DynamoStore implements Store {
     key: { instanceId: string; code: string; attempt: number },
     from: readonly TaskState[],
     changes: Partial<TaskInstanceRecord>,
-    opts: { worker?: string; removeLease?: boolean } = {},
+    opts: { worker?: string; removeLease?: boolean; leaseExpiredBefore?: number } = {},
   ): Promise<TaskInstanceRecord | undefined> {
     const names: Record<string, string> = { "#state": "state" };
     const values: Record<string, unknown> = {};
@@ -440,6 +440,10 @@ export class DynamoStore implements Store {
       names["#worker"] = "worker";
       values[":worker"] = opts.worker;
       condition += " AND #worker = :worker";
+    }
+    if (opts.leaseExpiredBefore !== undefined) {
+      values[":expiredBefore"] = opts.leaseExpiredBefore;
+      condition += " AND leaseExpiresAt < :expiredBefore";
     }
     try {
       const r = await this.db.send(

@@ -68,7 +68,7 @@ export interface Store {
     key: { instanceId: string; code: string; attempt: number },
     from: readonly TaskState[],
     changes: Partial<TaskInstanceRecord>,
-    opts?: { worker?: string; removeLease?: boolean },
+    opts?: { worker?: string; removeLease?: boolean; leaseExpiredBefore?: number },
   ): Promise<TaskInstanceRecord | undefined>;
   /** RUNNING task instances whose lease ended before `now`. */
   listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]>;

@@ -1,0 +1,14 @@
+/** What the API handler needs; built once per process (functions/api) or by the tests. */
+import type { TaskLogs } from "../logs/task-log.js";
+import type { Queues } from "../queue/sqs-queues.js";
+import type { Store } from "../store/store.js";
+
+export interface ApiDeps {
+  store: Store;
+  queues: Queues;
+  logs: TaskLogs;
+  now: () => number;
+  /** Package version, for /v1/health. */
+  version: string;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}

@@ -1,0 +1,100 @@
+/**
+ * HTTP plumbing of the API handler: API Gateway v2 events in, results out, errors shaped as
+ * API-v1.md says (`{"error": {"code", "message", "details"}}`), never a stack trace.
+ */
+import { parse as parseYaml } from "yaml";
+import { ShoalError, validationError } from "../core/errors.js";
+import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+
+/** Largest request body accepted, bytes (API Gateway allows 10 MB, Lambda 6 MB). */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export function json(status: number, body: unknown): HttpApiResult {
+  return {
+    statusCode: status,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? "" : JSON.stringify(body),
+  };
+}
+
+export function errorResult(e: ShoalError): HttpApiResult {
+  return json(e.status, {
+    error: { code: e.code, message: e.message, ...(e.details.length ? { details: e.details } : {}) },
+  });
+}
+
+function header(event: HttpApiEvent, name: string): string | undefined {
+  const h = event.headers ?? {};
+  return h[name] ?? Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
+function rawBody(event: HttpApiEvent): string {
+  if (!event.body) return "";
+  const text = event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new ShoalError("PayloadTooLarge", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  }
+  return text;
+}
+
+/**
+ * The parsed body: JSON, or YAML when `allowYaml` and the content type says so. An empty body is
+ * `undefined`. @throws ShoalError 415 for other content types, 400 for a body that does not parse.
+ */
+export function parseBody(event: HttpApiEvent, opts: { allowYaml?: boolean } = {}): unknown {
+  const text = rawBody(event);
+  if (text.trim() === "") return undefined;
+  const type = (header(event, "content-type") ?? "application/json").split(";")[0]?.trim().toLowerCase();
+  const yamlTypes = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
+  if (opts.allowYaml && type && yamlTypes.includes(type)) {
+    try {
+      return parseYaml(text, { maxAliasCount: 100, prettyErrors: false });
+    } catch (e) {
+      throw validationError([{ path: "", message: `body is not valid YAML: ${(e as Error).message.split("\n")[0]}` }]);
+    }
+  }
+  if (type !== "application/json" && !type?.endsWith("+json")) {
+    const accepted = opts.allowYaml ? "application/json or application/yaml" : "application/json";
+    throw new ShoalError("UnsupportedMediaType", `content-type '${type}' is not supported; send ${accepted}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw validationError([{ path: "", message: `body is not valid JSON: ${(e as Error).message}` }]);
+  }
+}
+
+/** Query parameters of the event (API Gateway v2 joins repeated ones with commas). */
+export function query(event: HttpApiEvent): Record<string, string> {
+  if (event.queryStringParameters) return event.queryStringParameters;
+  return Object.fromEntries(new URLSearchParams(event.rawQueryString ?? ""));
+}
+
+/** `?limit=` as API-v1.md defines it: 1..max, default `fallback`. */
+export function parseLimit(value: string | undefined, fallback = 50, max = 200): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    throw validationError([{ path: "limit", message: `must be a whole number from 1 to ${max}` }]);
+  }
+  return n;
+}
+
+/** A positive whole number from the query string, or undefined. */
+export function parsePositiveInt(value: string | undefined, field: string): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw validationError([{ path: field, message: "must be a whole number >= 1" }]);
+  }
+  return n;
+}
+
+/** Rejects a JSON body that is not an object (or absent). */
+export function asObject(body: unknown, optional = false): Record<string, unknown> {
+  if (body === undefined && optional) return {};
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw validationError([{ path: "", message: "the body must be a JSON object" }]);
+  }
+  return body as Record<string, unknown>;
+}

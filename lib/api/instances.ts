@@ -1,0 +1,186 @@
+/** Run and instance endpoints (API-v1.md "Workflow definitions: runs" and "Instances"). */
+import { createHash, randomUUID } from "node:crypto";
+import { conflict, notFound, validationError } from "../core/errors.js";
+import { INSTANCE_STATES, isFinalInstanceState, isFinalTaskState, type InstanceState } from "../core/model.js";
+import { checkName, parseRunRequest } from "../core/validate.js";
+import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+import type { CommandRecord, InstanceRecord } from "../store/records.js";
+import type { ApiDeps } from "./deps.js";
+import { asObject, json, parseBody, parseLimit, parsePositiveInt, query } from "./http.js";
+import { instanceDetail, instanceSummary, taskInstance } from "./present.js";
+
+const ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+function checkInstanceId(id: string): string {
+  if (!ID_PATTERN.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
+  return id;
+}
+
+/** A UUID-shaped id from a hash, so that an idempotency key always names the same instance. */
+function uuidFrom(seed: string): string {
+  const h = createHash("sha256").update(seed).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Writes the command, then signals the dispatcher; a failed signal is re-sent by the sweeper. */
+async function submit(deps: ApiDeps, cmd: CommandRecord): Promise<boolean> {
+  const written = await deps.store.putCommand(cmd);
+  if (!written) return false;
+  try {
+    await deps.queues.sendEvents([{ kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId }]);
+  } catch (e) {
+    deps.log?.("api: signalling the dispatcher failed; the sweeper will retry", { commandId: cmd.commandId, error: String(e) });
+  }
+  return true;
+}
+
+/** POST /v1/workflows/{name}/runs → 202 `{instanceId, workflow, version, state}`. */
+export async function startRun(deps: ApiDeps, name: string, event: HttpApiEvent): Promise<HttpApiResult> {
+  checkName(name, "name");
+  const body = asObject(parseBody(event), true);
+  const head = await deps.store.getWorkflowHead(name);
+  if (!head) throw notFound(`workflow '${name}' does not exist`);
+  const stored = await deps.store.getDefinition(name, head.latestVersion);
+  if (!stored) throw notFound(`workflow '${name}' has no definition`);
+  const run = parseRunRequest(body, stored.definition);
+  if (head.releaseState !== "ONLINE") {
+    throw conflict(`workflow '${name}' is OFFLINE; release it ONLINE to run it`);
+  }
+  const instanceId = run.idempotencyKey ? uuidFrom(`${name}\u0000${run.idempotencyKey}`) : randomUUID();
+  const cmd: CommandRecord = {
+    commandId: `start:${instanceId}`,
+    type: "START_WORKFLOW",
+    instanceId,
+    workflow: name,
+    version: head.latestVersion,
+    state: "PENDING",
+    run,
+    createdAt: deps.now(),
+  };
+  if (!(await submit(deps, cmd))) {
+    // Same idempotency key: answer with the instance it started.
+    const existing = await deps.store.getCommand(cmd.commandId);
+    const inst = await deps.store.getInstance(instanceId);
+    return json(202, {
+      instanceId,
+      workflow: name,
+      version: existing?.version ?? head.latestVersion,
+      state: inst?.state ?? "SUBMITTED",
+    });
+  }
+  return json(202, { instanceId, workflow: name, version: head.latestVersion, state: "SUBMITTED" });
+}
+
+/** The instance, or — while its start command waits for the dispatcher — a SUBMITTED stand-in. */
+async function loadInstance(deps: ApiDeps, id: string): Promise<InstanceRecord | CommandRecord> {
+  checkInstanceId(id);
+  const inst = await deps.store.getInstance(id);
+  if (inst) return inst;
+  const cmd = await deps.store.getCommand(`start:${id}`);
+  if (cmd) return cmd;
+  throw notFound(`instance '${id}' does not exist`);
+}
+
+function isInstance(x: InstanceRecord | CommandRecord): x is InstanceRecord {
+  return "progress" in x;
+}
+
+function submittedView(cmd: CommandRecord) {
+  return {
+    instanceId: cmd.instanceId,
+    workflow: cmd.workflow,
+    version: cmd.version,
+    state: "SUBMITTED",
+    priority: cmd.run?.priority ?? "MEDIUM",
+    createdAt: new Date(cmd.createdAt).toISOString(),
+    commandType: cmd.type,
+    params: cmd.run?.params ?? {},
+    tasks: [],
+  };
+}
+
+export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+  const q = query(event);
+  if (q.workflow !== undefined) checkName(q.workflow, "workflow");
+  if (q.state !== undefined && !(INSTANCE_STATES as readonly string[]).includes(q.state)) {
+    throw validationError([{ path: "state", message: `must be one of ${INSTANCE_STATES.join(", ")}` }]);
+  }
+  const page = await deps.store.listInstances({
+    ...(q.workflow !== undefined ? { workflow: q.workflow } : {}),
+    ...(q.state !== undefined ? { state: q.state } : {}),
+    limit: parseLimit(q.limit),
+    ...(q.nextToken ? { nextToken: q.nextToken } : {}),
+  });
+  return json(200, { items: page.items.map(instanceSummary), ...(page.nextToken ? { nextToken: page.nextToken } : {}) });
+}
+
+export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+  const found = await loadInstance(deps, id);
+  if (!isInstance(found)) return json(200, submittedView(found));
+  const tasks = await deps.store.listTaskInstances(id);
+  return json(200, instanceDetail(found, tasks));
+}
+
+async function knownTask(deps: ApiDeps, inst: InstanceRecord | CommandRecord, code: string): Promise<void> {
+  checkName(code, "code");
+  const def = await deps.store.getDefinition(inst.workflow, inst.version);
+  if (!def?.definition.tasks.some((t) => t.code === code)) {
+    throw notFound(`workflow '${inst.workflow}' v${inst.version} has no task '${code}'`);
+  }
+}
+
+export async function listAttempts(deps: ApiDeps, id: string, code: string): Promise<HttpApiResult> {
+  const inst = await loadInstance(deps, id);
+  await knownTask(deps, inst, code);
+  const attempts = await deps.store.listAttempts(id, code);
+  return json(200, { items: attempts.map(taskInstance) });
+}
+
+/** POST /v1/instances/{id}/stop → 202; 409 when the instance is already over. */
+export async function stopInstance(deps: ApiDeps, id: string, event: HttpApiEvent): Promise<HttpApiResult> {
+  asObject(parseBody(event), true);
+  const found = await loadInstance(deps, id);
+  const state: InstanceState = isInstance(found) ? found.state : "SUBMITTED";
+  if (isFinalInstanceState(state)) throw conflict(`instance '${id}' is ${state}; only an unfinished instance can be stopped`);
+  await submit(deps, {
+    commandId: `stop:${id}`,
+    type: "STOP",
+    instanceId: id,
+    workflow: found.workflow,
+    version: found.version,
+    state: "PENDING",
+    createdAt: deps.now(),
+  });
+  return json(202, { instanceId: id, state: state === "STOPPING" ? state : "STOPPING" });
+}
+
+/** pause, resume, rerun, recover-failed: accepted by the contract, built in the next iteration. */
+export async function notYetSupported(deps: ApiDeps, id: string, verb: string): Promise<HttpApiResult> {
+  await loadInstance(deps, id);
+  throw conflict(`'${verb}' is not yet supported by this version of Shoal`);
+}
+
+/** GET /v1/instances/{id}/tasks/{code}/log → `{lines, nextToken}`. */
+export async function getLog(deps: ApiDeps, id: string, code: string, event: HttpApiEvent): Promise<HttpApiResult> {
+  const q = query(event);
+  const limit = parseLimit(q.limit, 1000, 10_000);
+  let attempt = parsePositiveInt(q.attempt, "attempt");
+  const inst = await loadInstance(deps, id);
+  await knownTask(deps, inst, code);
+  const attempts = await deps.store.listAttempts(id, code);
+  const latest = attempts[attempts.length - 1];
+  attempt ??= latest?.attempt ?? 1;
+  const record = attempts.find((a) => a.attempt === attempt);
+  if (!record && latest && attempt <= latest.attempt) {
+    throw notFound(`task '${code}' has no attempt ${attempt}`);
+  }
+  const page = await deps.logs.read(
+    { workflow: inst.workflow, instanceId: id, code, attempt },
+    { limit, ...(q.nextToken ? { nextToken: q.nextToken } : {}) },
+  );
+  // While the attempt can still write, a client following the log always gets a token.
+  const instanceOver = isInstance(inst) && isFinalInstanceState(inst.state);
+  const finished = record ? isFinalTaskState(record.state) : instanceOver;
+  const more = !finished || page.lines.length === limit;
+  return json(200, { lines: page.lines, ...(more && page.nextToken !== undefined ? { nextToken: page.nextToken } : {}) });
+}

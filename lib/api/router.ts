@@ -1,0 +1,68 @@
+/**
+ * Routes API Gateway HTTP API (payload 2.0) events to the endpoint functions and turns every
+ * client mistake into the contract's 4xx error body. Only a bug gives a 500, with no details.
+ */
+import { ShoalError, notFound } from "../core/errors.js";
+import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+import type { ApiDeps } from "./deps.js";
+import { errorResult, json } from "./http.js";
+import * as inst from "./instances.js";
+import * as wf from "./workflows.js";
+
+type Handler = (deps: ApiDeps, params: string[], event: HttpApiEvent) => Promise<HttpApiResult>;
+
+const ROUTES: Array<[string, RegExp, Handler]> = [
+  ["GET", /^\/v1\/health$/, async (d) => json(200, { status: "ok", version: d.version })],
+  ["GET", /^\/v1\/workflows$/, (d, _p, e) => wf.listWorkflows(d, e)],
+  ["PUT", /^\/v1\/workflows\/([^/]+)$/, (d, [n], e) => wf.putWorkflow(d, n as string, e)],
+  ["GET", /^\/v1\/workflows\/([^/]+)$/, (d, [n], e) => wf.getWorkflow(d, n as string, e)],
+  ["DELETE", /^\/v1\/workflows\/([^/]+)$/, (d, [n]) => wf.deleteWorkflow(d, n as string)],
+  ["POST", /^\/v1\/workflows\/([^/]+)\/release$/, (d, [n], e) => wf.releaseWorkflow(d, n as string, e)],
+  ["POST", /^\/v1\/workflows\/([^/]+)\/runs$/, (d, [n], e) => inst.startRun(d, n as string, e)],
+  ["GET", /^\/v1\/instances$/, (d, _p, e) => inst.listInstances(d, e)],
+  ["GET", /^\/v1\/instances\/([^/]+)$/, (d, [i]) => inst.getInstance(d, i as string)],
+  ["POST", /^\/v1\/instances\/([^/]+)\/stop$/, (d, [i], e) => inst.stopInstance(d, i as string, e)],
+  [
+    "POST",
+    /^\/v1\/instances\/([^/]+)\/(pause|resume|rerun|recover-failed)$/,
+    (d, [i, verb]) => inst.notYetSupported(d, i as string, verb as string),
+  ],
+  [
+    "GET",
+    /^\/v1\/instances\/([^/]+)\/tasks\/([^/]+)\/attempts$/,
+    (d, [i, c]) => inst.listAttempts(d, i as string, c as string),
+  ],
+  [
+    "GET",
+    /^\/v1\/instances\/([^/]+)\/tasks\/([^/]+)\/log$/,
+    (d, [i, c], e) => inst.getLog(d, i as string, c as string, e),
+  ],
+];
+
+/** Handles one API request. Never throws. */
+export async function handleApiEvent(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+  const method = event.requestContext?.http?.method?.toUpperCase() ?? "GET";
+  const path = (event.rawPath || "/").replace(/\/+$/, "") || "/";
+  try {
+    let pathMatched = false;
+    for (const [m, pattern, handler] of ROUTES) {
+      const match = pattern.exec(path);
+      if (!match) continue;
+      pathMatched = true;
+      if (m !== method) continue;
+      let params: string[];
+      try {
+        params = match.slice(1).map((p) => decodeURIComponent(p));
+      } catch {
+        throw notFound(`no resource at ${path}`);
+      }
+      return await handler(deps, params, event);
+    }
+    if (pathMatched) throw new ShoalError("NotFound", `${method} is not supported on ${path}`);
+    throw notFound(`no endpoint ${method} ${path}`);
+  } catch (e) {
+    if (e instanceof ShoalError) return errorResult(e);
+    deps.log?.("api: internal error", { method, path, error: String((e as Error)?.stack ?? e) });
+    return json(500, { error: { code: "InternalError", message: "internal error; see the server log" } });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Builds the engine's parts from configuration, once per process: what every Lambda handler and
+ * the standalone pollers share. Tests build their own with injected parts.
+ */
+import { join } from "node:path";
+import { dynamoClient, sqsClient } from "../aws/clients.js";
+import { loadConfig, type ShoalConfig } from "../aws/config.js";
+import { QUEUE_SETTINGS } from "../aws/resources.js";
+import { DefinitionCache } from "../engine/definitions.js";
+import { Dispatcher } from "../engine/dispatcher.js";
+import { Sweeper } from "../engine/sweeper.js";
+import { Worker } from "../engine/worker.js";
+import { FileTaskLogs } from "../logs/file-task-log.js";
+import { SqsQueues } from "../queue/sqs-queues.js";
+import { DynamoStore } from "../store/dynamo-store.js";
+import type { ApiDeps } from "../api/deps.js";
+import { structuredLog } from "./log.js";
+import pkg from "../../package.json" with { type: "json" };
+
+export interface Runtime {
+  config: ShoalConfig;
+  api: ApiDeps;
+  dispatcher: Dispatcher;
+  worker: Worker;
+  sweeper: Sweeper;
+}
+
+/** Package version (inlined by esbuild in Lambda bundles). */
+export const VERSION: string = pkg.version;
+
+/** Creates every part from the environment (see lib/aws/config.ts for the variables). */
+export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
+  const now = () => Date.now();
+  const store = new DynamoStore(dynamoClient(), config.tables);
+  const queues = new SqsQueues(sqsClient(), {
+    prefix: config.prefix,
+    ...(config.eventsQueueUrl ? { eventsQueueUrl: config.eventsQueueUrl } : {}),
+    autoCreateQueues: config.autoCreateQueues,
+  });
+  const logs = new FileTaskLogs(join(config.dataDir, "logs"));
+  const definitions = new DefinitionCache(store);
+  const log = structuredLog;
+  return {
+    config,
+    api: { store, queues, logs, now, version: VERSION, log },
+    dispatcher: new Dispatcher({ store, queues, definitions, now, commandClaimStaleMs: 60_000, log }),
+    worker: new Worker({
+      store,
+      queues,
+      logs,
+      now,
+      dataDir: config.dataDir,
+      leaseMs: config.leaseMs,
+      leaseRenewMs: config.leaseRenewMs,
+      visibilityTimeoutSeconds: QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds,
+      log,
+    }),
+    sweeper: new Sweeper({ store, queues, now, commandResignalMs: config.commandResignalMs, log }),
+  };
+}
+
+let cached: Runtime | undefined;
+
+/** The process-wide runtime (Lambda: built on the first invocation, reused while warm). */
+export function runtime(): Runtime {
+  cached ??= createRuntime();
+  return cached;
+}
+
+/** Replaces the process-wide runtime (standalone after it set the environment; tests). */
+export function setRuntime(r: Runtime | undefined): void {
+  cached = r;
+}

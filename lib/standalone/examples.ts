@@ -1,0 +1,47 @@
+/** Loads examples/*.yaml|json into a running API (what `shoal standalone` does at start). */
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { handleApiEvent } from "../api/router.js";
+import type { ApiDeps } from "../api/deps.js";
+
+export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta.url));
+
+/** @returns what was loaded, as `name vN` strings; problems are reported, not thrown. */
+export async function loadExamples(api: ApiDeps, dir = EXAMPLES_DIR): Promise<{ loaded: string[]; errors: string[] }> {
+  const loaded: string[] = [];
+  const errors: string[] = [];
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).filter((f) => [".yaml", ".yml", ".json"].includes(extname(f))).sort();
+  } catch {
+    return { loaded, errors };
+  }
+  for (const file of files) {
+    try {
+      const doc = parse(readFileSync(join(dir, file), "utf8")) as Record<string, unknown>;
+      const name = typeof doc.name === "string" ? doc.name : basename(file, extname(file));
+      const { name: _n, ...body } = doc;
+      const res = await handleApiEvent(api, {
+        version: "2.0",
+        routeKey: "$default",
+        rawPath: `/v1/workflows/${encodeURIComponent(name)}`,
+        rawQueryString: "",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        isBase64Encoded: false,
+        requestContext: {
+          http: { method: "PUT", path: "", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "shoal" },
+          requestId: "examples",
+          timeEpoch: Date.now(),
+        },
+      });
+      if (res.statusCode >= 300) errors.push(`${file}: ${res.body}`);
+      else loaded.push(`${name} v${(JSON.parse(res.body ?? "{}") as { version?: number }).version}`);
+    } catch (e) {
+      errors.push(`${file}: ${(e as Error).message}`);
+    }
+  }
+  return { loaded, errors };
+}

@@ -1,0 +1,243 @@
+/**
+ * Feeds SQS messages to a Lambda-style handler the way an SQS event source mapping does: receive
+ * (long polling), invoke with an SQS event, delete what succeeded, leave failures to come back
+ * (here after a short backoff rather than the full visibility timeout). `slots` bounds messages in
+ * flight; queues are listed highest priority first and, whenever a slot frees, are swept in that
+ * order, so a backlog drains by priority.
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import type { SqsBatchResponse, SqsEvent, SqsRecord } from "../engine/lambda-events.js";
+
+export interface PollerOptions {
+  sqs: SQSClient;
+  /** Queue URLs, highest priority first. */
+  queueUrls: string[];
+  /** Messages in flight at most. */
+  slots: number;
+  /** Messages per handler invocation (1 for workers: each task holds a slot on its own). */
+  batchSize: number;
+  /** Long-poll wait, seconds (1..20). */
+  waitSeconds: number;
+  region: string;
+  handler: (event: SqsEvent) => Promise<SqsBatchResponse>;
+  onError?: (e: unknown) => void;
+}
+
+function arnOf(url: string, region: string): string {
+  const name = url.split("/").pop() ?? url;
+  const account = url.split("/").slice(-2, -1)[0] ?? "000000000000";
+  return `arn:aws:sqs:${region}:${account}:${name}`;
+}
+
+/** Coalesces deletes into DeleteMessageBatch calls of up to 10. */
+class Deleter {
+  private pending = new Map<string, Array<{ Id: string; ReceiptHandle: string }>>();
+  private timer: NodeJS.Timeout | undefined;
+  private seq = 0;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly onError: (e: unknown) => void,
+  ) {}
+
+  add(url: string, receiptHandle: string): void {
+    let list = this.pending.get(url);
+    if (!list) this.pending.set(url, (list = []));
+    list.push({ Id: String(this.seq++), ReceiptHandle: receiptHandle });
+    if (list.length >= 10) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), 2);
+  }
+
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batches = [...this.pending];
+    this.pending = new Map();
+    const sends = batches.flatMap(([url, list]) => {
+      const out: Promise<unknown>[] = [];
+      for (let i = 0; i < list.length; i += 10) {
+        out.push(
+          this.sqs
+            .send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: list.slice(i, i + 10) }))
+            .catch(this.onError),
+        );
+      }
+      return out;
+    });
+    this.flushing = Promise.all(sends).then(() => {});
+    return this.flushing;
+  }
+}
+
+export class QueuePoller {
+  private running = false;
+  private inFlight = 0;
+  private readonly longPolls = new Map<string, Promise<void>>();
+  private readonly handlers = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private wake: (() => void) | undefined;
+  private readonly deleter: Deleter;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly opts: PollerOptions) {
+    this.deleter = new Deleter(opts.sqs, (e) => this.error(e));
+  }
+
+  private error(e: unknown): void {
+    if (this.running) this.opts.onError?.(e);
+  }
+
+  start(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops receiving and waits (up to `graceMs`) for handlers in progress. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    this.abort.abort();
+    this.wake?.();
+    await this.loop;
+    await Promise.race([Promise.all(this.handlers), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await this.deleter.flush();
+  }
+
+  private free(): number {
+    return this.opts.slots - this.inFlight;
+  }
+
+  private waitForWake(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = () => {
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private async receive(url: string, max: number, wait: number): Promise<Message[]> {
+    const r = await this.opts.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: Math.max(1, Math.min(10, max)),
+        WaitTimeSeconds: wait,
+        MessageSystemAttributeNames: ["All"],
+      }),
+      { abortSignal: this.abort.signal },
+    );
+    return r.Messages ?? [];
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      if (this.free() <= 0) {
+        await this.waitForWake();
+        continue;
+      }
+      try {
+        // Sweep in priority order; the first queue with messages wins this round.
+        let got = false;
+        for (const url of this.opts.queueUrls) {
+          if (this.free() <= 0) break;
+          if (this.longPolls.has(url)) continue;
+          const msgs = await this.receive(url, this.free(), 0);
+          if (msgs.length > 0) {
+            this.accept(url, msgs);
+            got = true;
+            break;
+          }
+        }
+        if (got || !this.running) continue;
+        // Idle: long-poll every queue at once; whichever answers first is taken.
+        for (const url of this.opts.queueUrls) {
+          if (this.longPolls.has(url)) continue;
+          const p = this.receive(url, this.free(), this.opts.waitSeconds)
+            .then((msgs) => this.accept(url, msgs))
+            .catch((e) => {
+              if (!this.abort.signal.aborted) this.error(e);
+            })
+            .finally(() => {
+              this.longPolls.delete(url);
+              this.wake?.();
+            });
+          this.longPolls.set(url, p);
+        }
+        await this.waitForWake();
+      } catch (e) {
+        if (!this.running) break;
+        this.error(e);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /** Starts handlers for received messages; what exceeds the free slots is released at once. */
+  private accept(url: string, msgs: Message[]): void {
+    const take = msgs.slice(0, Math.max(0, this.free()));
+    for (const m of msgs.slice(take.length)) void this.release(url, m, 0);
+    const size = this.opts.batchSize;
+    for (let i = 0; i < take.length; i += size) {
+      const batch = take.slice(i, i + size);
+      this.inFlight += batch.length;
+      const p = this.invoke(url, batch).finally(() => {
+        this.inFlight -= batch.length;
+        this.handlers.delete(p);
+        this.wake?.();
+      });
+      this.handlers.add(p);
+    }
+  }
+
+  private async release(url: string, m: Message, seconds: number): Promise<void> {
+    try {
+      await this.opts.sqs.send(
+        new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: seconds }),
+      );
+    } catch (e) {
+      this.error(e);
+    }
+  }
+
+  private async invoke(url: string, batch: Message[]): Promise<void> {
+    const arn = arnOf(url, this.opts.region);
+    const records: SqsRecord[] = batch.map((m) => ({
+      messageId: m.MessageId ?? "",
+      receiptHandle: m.ReceiptHandle ?? "",
+      body: m.Body ?? "",
+      attributes: {
+        ApproximateReceiveCount: "1",
+        SentTimestamp: String(Date.now()),
+        ...(m.Attributes as Record<string, string> | undefined),
+      },
+      messageAttributes: {},
+      md5OfBody: m.MD5OfBody ?? "",
+      eventSource: "aws:sqs",
+      eventSourceARN: arn,
+      awsRegion: this.opts.region,
+    }));
+    let failed = new Set<string>();
+    try {
+      const res = await this.opts.handler({ Records: records });
+      failed = new Set(res.batchItemFailures.map((f) => f.itemIdentifier));
+    } catch (e) {
+      this.error(e);
+      failed = new Set(records.map((r) => r.messageId));
+    }
+    for (const r of records) {
+      if (!failed.has(r.messageId)) this.deleter.add(url, r.receiptHandle);
+    }
+    for (const m of batch) {
+      if (!failed.has(m.MessageId ?? "")) continue;
+      // Back off 1, 2, 4 … 30 s by receive count instead of the whole visibility timeout.
+      const count = Number((m.Attributes as Record<string, string> | undefined)?.ApproximateReceiveCount ?? 1);
+      await this.release(url, m, Math.min(30, 2 ** Math.max(0, count - 1)));
+    }
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * `shoal standalone`: every part of Shoal in one process (DolphinScheduler's StandaloneServer),
+ * on embedded DynamoDB and SQS emulators with data on disk, driving the same handlers Lambda
+ * runs with the same event shapes.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Server } from "node:http";
+import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
+import { ENV, loadConfig } from "../aws/config.js";
+import { ensureEventsQueue, ensureTables, ensureTaskQueues } from "../aws/resources.js";
+import { handleApiEvent } from "../api/router.js";
+import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
+import { startEmulators, type Emulators } from "./emulators.js";
+import { loadExamples } from "./examples.js";
+import { startHttpServer } from "./http-server.js";
+import { QueuePoller } from "./poller.js";
+
+export interface StandaloneOptions {
+  port: number;
+  dataDir: string;
+  /** Concurrent task slots of the built-in worker (0: only external `shoal worker`s run tasks). */
+  workers: number;
+  examples: boolean;
+  /** Print the banner and logs (default true). */
+  quiet?: boolean;
+  /** Sweeper period, ms (default 1000). */
+  sweepMs?: number;
+}
+
+export interface Standalone {
+  apiUrl: string;
+  dataDir: string;
+  envFile: string;
+  runtime: Runtime;
+  emulators: Emulators;
+  stop(): Promise<void>;
+}
+
+const REGION = "us-east-1";
+
+/** Environment of standalone, also written to `<dataDir>/endpoints.env` for `shoal worker`. */
+function standaloneEnv(em: Emulators, dataDir: string, eventsQueueUrl: string): Record<string, string> {
+  return {
+    AWS_REGION: REGION,
+    AWS_ACCESS_KEY_ID: "shoal-local",
+    AWS_SECRET_ACCESS_KEY: "shoal-local",
+    AWS_ENDPOINT_URL_DYNAMODB: em.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_SQS: em.sqsEndpoint,
+    [ENV.dataDir]: dataDir,
+    [ENV.eventsQueueUrl]: eventsQueueUrl,
+    [ENV.leaseSeconds]: "10",
+    [ENV.leaseRenewSeconds]: "1",
+    [ENV.autoCreateQueues]: "true",
+    [ENV.commandResignalSeconds]: "10",
+  };
+}
+
+/** Starts everything; resolves once the API answers. */
+export async function startStandalone(opts: StandaloneOptions): Promise<Standalone> {
+  const dataDir = resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  let em: Emulators;
+  try {
+    em = await startEmulators({ dataDir });
+  } catch (e) {
+    const msg = String((e as Error).message ?? e);
+    if (/lock/i.test(msg)) throw new Error(`the data directory ${dataDir} is in use by another shoal standalone`);
+    throw e;
+  }
+  const cleanup: Array<() => Promise<void>> = [() => em.stop()];
+  try {
+    // Base environment first, so the clients built below point at the emulators.
+    const base = standaloneEnv(em, dataDir, "");
+    for (const [k, v] of Object.entries(base)) if (v) process.env[k] = v;
+    resetClients();
+    const config0 = loadConfig();
+    await ensureTables(dynamoClient() as never, config0.tables);
+    const eventsUrl = await ensureEventsQueue(sqsClient(), config0.prefix);
+    const taskUrls = await ensureTaskQueues(sqsClient(), config0.prefix, "default");
+    const env = standaloneEnv(em, dataDir, eventsUrl);
+    Object.assign(process.env, env);
+    const envFile = resolve(dataDir, "endpoints.env");
+    writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\n")}\n`);
+    const runtime = createRuntime(loadConfig());
+    setRuntime(runtime);
+    const log = opts.quiet ? () => {} : runtime.api.log;
+    const onError = (e: unknown) => log?.("standalone: poller error", { error: String(e) });
+
+    const dispatcherPoller = new QueuePoller({
+      sqs: sqsClient(),
+      queueUrls: [eventsUrl],
+      slots: 40,
+      batchSize: 10,
+      waitSeconds: 20,
+      region: REGION,
+      handler: (event) => runtime.dispatcher.handleBatch(event.Records),
+      onError,
+    });
+    dispatcherPoller.start();
+    cleanup.unshift(() => dispatcherPoller.stop());
+
+    if (opts.workers > 0) {
+      const workerPoller = new QueuePoller({
+        sqs: sqsClient(),
+        queueUrls: taskUrls,
+        slots: opts.workers,
+        batchSize: 1,
+        waitSeconds: 20,
+        region: REGION,
+        handler: (event) => runtime.worker.handleBatch(event.Records),
+        onError,
+      });
+      workerPoller.start();
+      cleanup.unshift(async () => {
+        runtime.worker.shutdown();
+        await workerPoller.stop(3_000);
+      });
+    }
+
+    let sweeping = false;
+    const sweepTimer = setInterval(async () => {
+      if (sweeping) return;
+      sweeping = true;
+      try {
+        await runtime.sweeper.sweep();
+      } catch (e) {
+        log?.("standalone: sweep failed", { error: String(e) });
+      } finally {
+        sweeping = false;
+      }
+    }, opts.sweepMs ?? 1000);
+    cleanup.unshift(async () => clearInterval(sweepTimer));
+
+    let server: Server;
+    let port: number;
+    try {
+      ({ server, port } = await startHttpServer(opts.port, (event) => handleApiEvent(runtime.api, event)));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {
+        throw new Error(`port ${opts.port} is in use; choose another with --port`);
+      }
+      throw e;
+    }
+    cleanup.unshift(
+      () =>
+        new Promise<void>((r) => {
+          server.close(() => r());
+          server.closeAllConnections();
+        }),
+    );
+    const apiUrl = `http://localhost:${port}`;
+
+    let examples: string[] = [];
+    if (opts.examples) {
+      const res = await loadExamples(runtime.api);
+      examples = res.loaded;
+      for (const e of res.errors) log?.("standalone: example not loaded", { error: e });
+    }
+    if (!opts.quiet) {
+      process.stdout.write(
+        [
+          `Shoal ${VERSION} standalone`,
+          `  API       ${apiUrl}`,
+          `  data      ${dataDir}`,
+          `  workers   ${opts.workers} task slot${opts.workers === 1 ? "" : "s"} (worker group 'default')`,
+          `  env file  ${envFile} (for 'shoal worker')`,
+          ...(examples.length ? [`  examples  ${examples.join(", ")}`] : []),
+          "",
+          ...(examples.some((e) => e.startsWith("etl-report ")) ? ["Try:  npx shoal run etl-report --wait", ""] : []),
+          "",
+        ].join("\n"),
+      );
+    }
+    let stopped = false;
+    return {
+      apiUrl,
+      dataDir,
+      envFile,
+      runtime,
+      emulators: em,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        for (const c of cleanup) await c().catch(() => {});
+        setRuntime(undefined);
+        resetClients();
+      },
+    };
+  } catch (e) {
+    for (const c of cleanup) await c().catch(() => {});
+    throw e;
+  }
+}
+
+/** Runs until SIGINT/SIGTERM, then stops cleanly. */
+export async function runStandalone(opts: StandaloneOptions): Promise<void> {
+  if (process.env.SHOAL_QUIET === undefined && opts.quiet) process.env.SHOAL_QUIET = "true";
+  const s = await startStandalone(opts);
+  await new Promise<void>((resolveStop) => {
+    const onSignal = (sig: string) => {
+      process.stdout.write(`\n${sig}: stopping (running tasks are failed over on the next start)\n`);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      s.stop().then(resolveStop, resolveStop);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * `shoal worker`: the worker handler as a long-running poller (what an ECS task runs). It takes
+ * its configuration from the environment; next to a `shoal standalone`, start it with that
+ * environment (`set -a; . .shoal/endpoints.env; set +a`), or let it read `./.shoal/endpoints.env`
+ * when no endpoint is configured.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { sqsClient } from "../aws/clients.js";
+import { loadConfig } from "../aws/config.js";
+import { ensureTaskQueues } from "../aws/resources.js";
+import { createRuntime, setRuntime } from "../runtime/runtime.js";
+import { QueuePoller } from "./poller.js";
+
+function loadEndpointsFile(): string | undefined {
+  const configured = process.env.AWS_ENDPOINT_URL_SQS || process.env.AWS_ENDPOINT_URL || process.env.SHOAL_EVENTS_QUEUE_URL;
+  const file = resolve(process.env.SHOAL_ENV_FILE ?? ".shoal/endpoints.env");
+  if (configured || !existsSync(file)) return undefined;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0 && !line.startsWith("#")) process.env[line.slice(0, eq).trim()] ??= line.slice(eq + 1).trim();
+  }
+  return file;
+}
+
+export async function runWorkerProcess(opts: { group: string; concurrency: number }): Promise<void> {
+  const file = loadEndpointsFile();
+  const config = loadConfig();
+  const runtime = createRuntime(config);
+  setRuntime(runtime);
+  const urls = config.autoCreateQueues
+    ? await ensureTaskQueues(sqsClient(), config.prefix, opts.group)
+    : await Promise.all(
+        (["HIGHEST", "HIGH", "MEDIUM", "LOW", "LOWEST"] as const).map((p) =>
+          (runtime.api.queues as import("../queue/sqs-queues.js").SqsQueues).taskQueueUrl(opts.group, p),
+        ),
+      );
+  const poller = new QueuePoller({
+    sqs: sqsClient(),
+    queueUrls: urls,
+    slots: opts.concurrency,
+    batchSize: 1,
+    waitSeconds: 20,
+    region: process.env.AWS_REGION ?? "us-east-1",
+    handler: (event) => runtime.worker.handleBatch(event.Records),
+    onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),
+  });
+  poller.start();
+  process.stdout.write(
+    `shoal worker ${runtime.worker.id}: group '${opts.group}', ${opts.concurrency} task slot(s)${file ? `, environment from ${file}` : ""}\n`,
+  );
+  await new Promise<void>((done) => {
+    const onSignal = () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      runtime.worker.shutdown();
+      poller.stop(3_000).then(done, done);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
