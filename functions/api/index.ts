@@ -3,4 +3,5 @@ import { handleApiEvent } from "../../lib/api/router.js";
 import type { HttpApiEvent, HttpApiResult } from "../../lib/engine/lambda-events.js";
 import { runtime } from "../../lib/runtime/runtime.js";
 
-export const handler = (event: HttpApiEvent): Promise<HttpApiResult> => handleApiEvent(runtime().api, event);
+export const handler = (event: HttpApiEvent): Promise<HttpApiResult> =>
+  handleApiEvent(runtime().api, event);

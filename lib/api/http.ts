@@ -19,7 +19,11 @@ export function json(status: number, body: unknown): HttpApiResult {
 
 export function errorResult(e: ShoalError): HttpApiResult {
   return json(e.status, {
-    error: { code: e.code, message: e.message, ...(e.details.length ? { details: e.details } : {}) },
+    error: {
+      code: e.code,
+      message: e.message,
+      ...(e.details.length ? { details: e.details } : {}),
+    },
   });
 }
 
@@ -30,7 +34,9 @@ function header(event: HttpApiEvent, name: string): string | undefined {
 
 function rawBody(event: HttpApiEvent): string {
   if (!event.body) return "";
-  const text = event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+  const text = event.isBase64Encoded
+    ? Buffer.from(event.body, "base64").toString("utf8")
+    : event.body;
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
     throw new ShoalError("PayloadTooLarge", `the body is larger than ${MAX_BODY_BYTES} bytes`);
   }
@@ -44,23 +50,33 @@ function rawBody(event: HttpApiEvent): string {
 export function parseBody(event: HttpApiEvent, opts: { allowYaml?: boolean } = {}): unknown {
   const text = rawBody(event);
   if (text.trim() === "") return undefined;
-  const type = (header(event, "content-type") ?? "application/json").split(";")[0]?.trim().toLowerCase();
+  const type = (header(event, "content-type") ?? "application/json")
+    .split(";")[0]
+    ?.trim()
+    .toLowerCase();
   const yamlTypes = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
   if (opts.allowYaml && type && yamlTypes.includes(type)) {
     try {
       return parseYaml(text, { maxAliasCount: 100, prettyErrors: false });
     } catch (e) {
-      throw validationError([{ path: "", message: `body is not valid YAML: ${(e as Error).message.split("\n")[0]}` }]);
+      throw validationError([
+        { path: "", message: `body is not valid YAML: ${(e as Error).message.split("\n")[0]}` },
+      ]);
     }
   }
   if (type !== "application/json" && !type?.endsWith("+json")) {
     const accepted = opts.allowYaml ? "application/json or application/yaml" : "application/json";
-    throw new ShoalError("UnsupportedMediaType", `content-type '${type}' is not supported; send ${accepted}`);
+    throw new ShoalError(
+      "UnsupportedMediaType",
+      `content-type '${type}' is not supported; send ${accepted}`,
+    );
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw validationError([{ path: "", message: `body is not valid JSON: ${(e as Error).message}` }]);
+    throw validationError([
+      { path: "", message: `body is not valid JSON: ${(e as Error).message}` },
+    ]);
   }
 }
 

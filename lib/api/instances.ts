@@ -1,7 +1,12 @@
 /** Run and instance endpoints (API-v1.md "Workflow definitions: runs" and "Instances"). */
 import { createHash, randomUUID } from "node:crypto";
 import { conflict, notFound, validationError } from "../core/errors.js";
-import { INSTANCE_STATES, isFinalInstanceState, isFinalTaskState, type InstanceState } from "../core/model.js";
+import {
+  INSTANCE_STATES,
+  type InstanceState,
+  isFinalInstanceState,
+  isFinalTaskState,
+} from "../core/model.js";
 import { checkName, parseRunRequest } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
@@ -27,15 +32,24 @@ async function submit(deps: ApiDeps, cmd: CommandRecord): Promise<boolean> {
   const written = await deps.store.putCommand(cmd);
   if (!written) return false;
   try {
-    await deps.queues.sendEvents([{ kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId }]);
+    await deps.queues.sendEvents([
+      { kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId },
+    ]);
   } catch (e) {
-    deps.log?.("api: signalling the dispatcher failed; the sweeper will retry", { commandId: cmd.commandId, error: String(e) });
+    deps.log?.("api: signalling the dispatcher failed; the sweeper will retry", {
+      commandId: cmd.commandId,
+      error: String(e),
+    });
   }
   return true;
 }
 
 /** POST /v1/workflows/{name}/runs → 202 `{instanceId, workflow, version, state}`. */
-export async function startRun(deps: ApiDeps, name: string, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function startRun(
+  deps: ApiDeps,
+  name: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
   checkName(name, "name");
   const body = asObject(parseBody(event), true);
   const head = await deps.store.getWorkflowHead(name);
@@ -46,7 +60,9 @@ export async function startRun(deps: ApiDeps, name: string, event: HttpApiEvent)
   if (head.releaseState !== "ONLINE") {
     throw conflict(`workflow '${name}' is OFFLINE; release it ONLINE to run it`);
   }
-  const instanceId = run.idempotencyKey ? uuidFrom(`${name}\u0000${run.idempotencyKey}`) : randomUUID();
+  const instanceId = run.idempotencyKey
+    ? uuidFrom(`${name}\u0000${run.idempotencyKey}`)
+    : randomUUID();
   const cmd: CommandRecord = {
     commandId: `start:${instanceId}`,
     type: "START_WORKFLOW",
@@ -103,7 +119,9 @@ export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise
   const q = query(event);
   if (q.workflow !== undefined) checkName(q.workflow, "workflow");
   if (q.state !== undefined && !(INSTANCE_STATES as readonly string[]).includes(q.state)) {
-    throw validationError([{ path: "state", message: `must be one of ${INSTANCE_STATES.join(", ")}` }]);
+    throw validationError([
+      { path: "state", message: `must be one of ${INSTANCE_STATES.join(", ")}` },
+    ]);
   }
   const page = await deps.store.listInstances({
     ...(q.workflow !== undefined ? { workflow: q.workflow } : {}),
@@ -111,7 +129,10 @@ export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise
     limit: parseLimit(q.limit),
     ...(q.nextToken ? { nextToken: q.nextToken } : {}),
   });
-  return json(200, { items: page.items.map(instanceSummary), ...(page.nextToken ? { nextToken: page.nextToken } : {}) });
+  return json(200, {
+    items: page.items.map(instanceSummary),
+    ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+  });
 }
 
 export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiResult> {
@@ -121,7 +142,11 @@ export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiRes
   return json(200, instanceDetail(found, tasks));
 }
 
-async function knownTask(deps: ApiDeps, inst: InstanceRecord | CommandRecord, code: string): Promise<void> {
+async function knownTask(
+  deps: ApiDeps,
+  inst: InstanceRecord | CommandRecord,
+  code: string,
+): Promise<void> {
   checkName(code, "code");
   const def = await deps.store.getDefinition(inst.workflow, inst.version);
   if (!def?.definition.tasks.some((t) => t.code === code)) {
@@ -129,7 +154,11 @@ async function knownTask(deps: ApiDeps, inst: InstanceRecord | CommandRecord, co
   }
 }
 
-export async function listAttempts(deps: ApiDeps, id: string, code: string): Promise<HttpApiResult> {
+export async function listAttempts(
+  deps: ApiDeps,
+  id: string,
+  code: string,
+): Promise<HttpApiResult> {
   const inst = await loadInstance(deps, id);
   await knownTask(deps, inst, code);
   const attempts = await deps.store.listAttempts(id, code);
@@ -137,11 +166,16 @@ export async function listAttempts(deps: ApiDeps, id: string, code: string): Pro
 }
 
 /** POST /v1/instances/{id}/stop → 202; 409 when the instance is already over. */
-export async function stopInstance(deps: ApiDeps, id: string, event: HttpApiEvent): Promise<HttpApiResult> {
-  asObject(parseBody(event), true);
+export async function stopInstance(
+  deps: ApiDeps,
+  id: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  noFields(event);
   const found = await loadInstance(deps, id);
   const state: InstanceState = isInstance(found) ? found.state : "SUBMITTED";
-  if (isFinalInstanceState(state)) throw conflict(`instance '${id}' is ${state}; only an unfinished instance can be stopped`);
+  if (isFinalInstanceState(state))
+    throw conflict(`instance '${id}' is ${state}; only an unfinished instance can be stopped`);
   await submit(deps, {
     commandId: `stop:${id}`,
     type: "STOP",
@@ -154,14 +188,33 @@ export async function stopInstance(deps: ApiDeps, id: string, event: HttpApiEven
   return json(202, { instanceId: id, state: state === "STOPPING" ? state : "STOPPING" });
 }
 
+/** Control verbs take no body fields (an empty object or no body). */
+function noFields(event: HttpApiEvent): void {
+  const unknown = Object.keys(asObject(parseBody(event), true));
+  if (unknown.length > 0) {
+    throw validationError(unknown.map((k) => ({ path: k, message: `unknown field '${k}'` })));
+  }
+}
+
 /** pause, resume, rerun, recover-failed: accepted by the contract, built in the next iteration. */
-export async function notYetSupported(deps: ApiDeps, id: string, verb: string): Promise<HttpApiResult> {
+export async function notYetSupported(
+  deps: ApiDeps,
+  id: string,
+  verb: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  noFields(event);
   await loadInstance(deps, id);
   throw conflict(`'${verb}' is not yet supported by this version of Shoal`);
 }
 
 /** GET /v1/instances/{id}/tasks/{code}/log → `{lines, nextToken}`. */
-export async function getLog(deps: ApiDeps, id: string, code: string, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function getLog(
+  deps: ApiDeps,
+  id: string,
+  code: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
   const q = query(event);
   const limit = parseLimit(q.limit, 1000, 10_000);
   let attempt = parsePositiveInt(q.attempt, "attempt");
@@ -182,5 +235,8 @@ export async function getLog(deps: ApiDeps, id: string, code: string, event: Htt
   const instanceOver = isInstance(inst) && isFinalInstanceState(inst.state);
   const finished = record ? isFinalTaskState(record.state) : instanceOver;
   const more = !finished || page.lines.length === limit;
-  return json(200, { lines: page.lines, ...(more && page.nextToken !== undefined ? { nextToken: page.nextToken } : {}) });
+  return json(200, {
+    lines: page.lines,
+    ...(more && page.nextToken !== undefined ? { nextToken: page.nextToken } : {}),
+  });
 }

@@ -1,6 +1,7 @@
 /** Store records → API-v1.md shapes (ISO-8601 times, absent fields omitted). */
-import type { InstanceRecord, TaskInstanceRecord, WorkflowHead } from "../store/records.js";
+
 import { progressCounts } from "../core/progress.js";
+import type { InstanceRecord, TaskInstanceRecord, WorkflowHead } from "../store/records.js";
 
 export const iso = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : new Date(ms).toISOString();
@@ -11,7 +12,12 @@ function compact<T extends Record<string, unknown>>(o: T): T {
 }
 
 export function workflowSummary(h: WorkflowHead) {
-  return compact({ name: h.name, version: h.latestVersion, releaseState: h.releaseState, description: h.description });
+  return compact({
+    name: h.name,
+    version: h.latestVersion,
+    releaseState: h.releaseState,
+    description: h.description,
+  });
 }
 
 export function instanceSummary(i: InstanceRecord) {
@@ -61,6 +67,8 @@ export function instanceDetail(i: InstanceRecord, tasks: TaskInstanceRecord[]) {
     startTasks: i.startTasks,
     taskScope: i.startTasks ? i.taskScope : undefined,
     progress: progressCounts(i.progress),
-    tasks: [...latest.values()].sort((a, b) => (a.submittedAt - b.submittedAt) || (a.code < b.code ? -1 : 1)).map(taskInstance),
+    tasks: [...latest.values()]
+      .sort((a, b) => a.submittedAt - b.submittedAt || (a.code < b.code ? -1 : 1))
+      .map(taskInstance),
   });
 }

@@ -2,7 +2,7 @@
  * Routes API Gateway HTTP API (payload 2.0) events to the endpoint functions and turns every
  * client mistake into the contract's 4xx error body. Only a bug gives a 500, with no details.
  */
-import { ShoalError, notFound } from "../core/errors.js";
+import { notFound, ShoalError } from "../core/errors.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { ApiDeps } from "./deps.js";
 import { errorResult, json } from "./http.js";
@@ -17,7 +17,11 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ["PUT", /^\/v1\/workflows\/([^/]+)$/, (d, [n], e) => wf.putWorkflow(d, n as string, e)],
   ["GET", /^\/v1\/workflows\/([^/]+)$/, (d, [n], e) => wf.getWorkflow(d, n as string, e)],
   ["DELETE", /^\/v1\/workflows\/([^/]+)$/, (d, [n]) => wf.deleteWorkflow(d, n as string)],
-  ["POST", /^\/v1\/workflows\/([^/]+)\/release$/, (d, [n], e) => wf.releaseWorkflow(d, n as string, e)],
+  [
+    "POST",
+    /^\/v1\/workflows\/([^/]+)\/release$/,
+    (d, [n], e) => wf.releaseWorkflow(d, n as string, e),
+  ],
   ["POST", /^\/v1\/workflows\/([^/]+)\/runs$/, (d, [n], e) => inst.startRun(d, n as string, e)],
   ["GET", /^\/v1\/instances$/, (d, _p, e) => inst.listInstances(d, e)],
   ["GET", /^\/v1\/instances\/([^/]+)$/, (d, [i]) => inst.getInstance(d, i as string)],
@@ -25,7 +29,7 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   [
     "POST",
     /^\/v1\/instances\/([^/]+)\/(pause|resume|rerun|recover-failed)$/,
-    (d, [i, verb]) => inst.notYetSupported(d, i as string, verb as string),
+    (d, [i, verb], e) => inst.notYetSupported(d, i as string, verb as string, e),
   ],
   [
     "GET",
@@ -63,6 +67,8 @@ export async function handleApiEvent(deps: ApiDeps, event: HttpApiEvent): Promis
   } catch (e) {
     if (e instanceof ShoalError) return errorResult(e);
     deps.log?.("api: internal error", { method, path, error: String((e as Error)?.stack ?? e) });
-    return json(500, { error: { code: "InternalError", message: "internal error; see the server log" } });
+    return json(500, {
+      error: { code: "InternalError", message: "internal error; see the server log" },
+    });
   }
 }

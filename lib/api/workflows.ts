@@ -17,11 +17,20 @@ function sameDefinition(a: WorkflowDefinition, b: WorkflowDefinition): boolean {
 }
 
 function headResult(h: WorkflowHead, createdAt: number) {
-  return { name: h.name, version: h.latestVersion, releaseState: h.releaseState, createdAt: iso(createdAt) };
+  return {
+    name: h.name,
+    version: h.latestVersion,
+    releaseState: h.releaseState,
+    createdAt: iso(createdAt),
+  };
 }
 
 /** PUT /v1/workflows/{name}: 201 with a new version, 200 when the body equals the latest. */
-export async function putWorkflow(deps: ApiDeps, name: string, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function putWorkflow(
+  deps: ApiDeps,
+  name: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
   checkName(name, "name");
   const def = parseWorkflowDefinition(asObject(parseBody(event, { allowYaml: true })));
   for (let tries = 0; tries < 5; tries++) {
@@ -38,7 +47,8 @@ export async function putWorkflow(deps: ApiDeps, name: string, event: HttpApiEve
     const latestVersion = head?.latestVersion ?? 0;
     // A version number left by a writer that lost the race (or crashed) is skipped, never reused.
     let version = latestVersion + 1;
-    while (!(await deps.store.putDefinition({ name, version, definition: def, createdAt: now }))) version++;
+    while (!(await deps.store.putDefinition({ name, version, definition: def, createdAt: now })))
+      version++;
     const next: WorkflowHead = {
       name,
       latestVersion: version,
@@ -47,43 +57,69 @@ export async function putWorkflow(deps: ApiDeps, name: string, event: HttpApiEve
       createdAt: head?.createdAt ?? now,
       updatedAt: now,
     };
-    if (await deps.store.putWorkflowHead(next, latestVersion)) return json(201, headResult(next, now));
+    if (await deps.store.putWorkflowHead(next, latestVersion))
+      return json(201, headResult(next, now));
   }
   throw conflict(`workflow '${name}' is being changed concurrently; try again`);
 }
 
-export async function getWorkflow(deps: ApiDeps, name: string, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function getWorkflow(
+  deps: ApiDeps,
+  name: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
   checkName(name, "name");
   const head = await deps.store.getWorkflowHead(name);
   if (!head) throw notFound(`workflow '${name}' does not exist`);
   const version = parsePositiveInt(query(event).version, "version") ?? head.latestVersion;
-  const stored = version <= head.latestVersion ? await deps.store.getDefinition(name, version) : undefined;
-  if (!stored) throw notFound(`workflow '${name}' has no version ${version} (latest is ${head.latestVersion})`);
+  const stored =
+    version <= head.latestVersion ? await deps.store.getDefinition(name, version) : undefined;
+  if (!stored)
+    throw notFound(
+      `workflow '${name}' has no version ${version} (latest is ${head.latestVersion})`,
+    );
   const { releaseState: _ignored, ...def } = stored.definition;
-  return json(200, { ...def, name, version, releaseState: head.releaseState, createdAt: iso(stored.createdAt) });
+  return json(200, {
+    ...def,
+    name,
+    version,
+    releaseState: head.releaseState,
+    createdAt: iso(stored.createdAt),
+  });
 }
 
 export async function listWorkflows(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
   const q = query(event);
   const page = await deps.store.listWorkflows(parseLimit(q.limit), q.nextToken || undefined);
-  return json(200, { items: page.items.map(workflowSummary), ...(page.nextToken ? { nextToken: page.nextToken } : {}) });
+  return json(200, {
+    items: page.items.map(workflowSummary),
+    ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+  });
 }
 
 export async function deleteWorkflow(deps: ApiDeps, name: string): Promise<HttpApiResult> {
   checkName(name, "name");
-  if (!(await deps.store.getWorkflowHead(name))) throw notFound(`workflow '${name}' does not exist`);
-  if (await deps.store.hasUnfinishedInstances(name)) {
+  if (!(await deps.store.getWorkflowHead(name)))
+    throw notFound(`workflow '${name}' does not exist`);
+  if ((await deps.store.hasUnfinishedInstances(name)) || (await deps.store.hasPendingStart(name))) {
     throw conflict(`workflow '${name}' has instances that are not finished; stop them first`);
   }
   await deps.store.deleteWorkflow(name);
   return { statusCode: 204 };
 }
 
-export async function releaseWorkflow(deps: ApiDeps, name: string, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function releaseWorkflow(
+  deps: ApiDeps,
+  name: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
   checkName(name, "name");
   const body = asObject(parseBody(event));
   const unknown = Object.keys(body).filter((k) => k !== "state");
-  if (unknown.length > 0) throw validationError([{ path: unknown[0] as string, message: `unknown field '${unknown[0]}'` }]);
+  if (unknown.length > 0)
+    throw validationError([
+      { path: unknown[0] as string, message: `unknown field '${unknown[0]}'` },
+    ]);
   const state = body.state;
   if (typeof state !== "string" || !(RELEASE_STATES as readonly string[]).includes(state)) {
     throw validationError([{ path: "state", message: "must be ONLINE or OFFLINE" }]);

@@ -5,8 +5,8 @@
  * Every client counts its requests, so benchmarks can report AWS requests per task.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
 /** Requests sent, by `Service.Operation` (for example `DynamoDB.UpdateItem`). */
 export const requestCounts = new Map<string, number>();

@@ -67,7 +67,8 @@ function num(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
   const raw = env[key];
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${key} must be a positive number, got '${raw}'`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new Error(`${key} must be a positive number, got '${raw}'`);
   return n;
 }
 

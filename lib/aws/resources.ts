@@ -144,11 +144,18 @@ async function ensureTable(ddb: DynamoDBClient, spec: TableSpec, tableName: stri
 }
 
 /** Creates the tables if missing (idempotent). */
-export async function ensureTables(ddb: DynamoDBClient, tables: Record<TableSpec["logical"], string>): Promise<void> {
+export async function ensureTables(
+  ddb: DynamoDBClient,
+  tables: Record<TableSpec["logical"], string>,
+): Promise<void> {
   for (const spec of TABLES) await ensureTable(ddb, spec, tables[spec.logical]);
 }
 
-async function createQueue(sqs: SQSClient, name: string, attributes: Record<string, string>): Promise<string> {
+async function createQueue(
+  sqs: SQSClient,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<string> {
   const out = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
   if (!out.QueueUrl) throw new Error(`CreateQueue ${name} returned no URL`);
   return out.QueueUrl;
@@ -178,7 +185,11 @@ export async function ensureEventsQueue(sqs: SQSClient, prefix: string): Promise
 }
 
 /** Creates one worker group's task queues (one per priority tier) and DLQs. @returns URLs, highest first. */
-export async function ensureTaskQueues(sqs: SQSClient, prefix: string, group: string): Promise<string[]> {
+export async function ensureTaskQueues(
+  sqs: SQSClient,
+  prefix: string,
+  group: string,
+): Promise<string[]> {
   const names = resourceNames(prefix);
   const urls: string[] = [];
   for (const p of PRIORITIES) {

@@ -11,13 +11,13 @@ interface GraphTask {
 
 /**
  * Finds one cycle, if any (iterative DFS; definitions have up to 10,000 tasks).
- * @returns the cycle's path as codes, first code repeated at the end (`a -> b -> a`), or null.
+ * @returns the cycle's path as codes in execution order (each code is upstream of the next),
+ *   first code repeated at the end (`a -> b -> a`), or null.
  */
 export function findCycle(tasks: readonly GraphTask[]): string[] | null {
   const index = new Map(tasks.map((t, i) => [t.code, i]));
   // 0 = unvisited, 1 = on the stack, 2 = done
   const color = new Uint8Array(tasks.length);
-  const parent = new Int32Array(tasks.length).fill(-1);
   for (let root = 0; root < tasks.length; root++) {
     if (color[root] !== 0) continue;
     const stack: Array<[number, number]> = [[root, 0]];
@@ -35,20 +35,19 @@ export function findCycle(tasks: readonly GraphTask[]): string[] | null {
       const up = index.get(ups[next] as string);
       if (up === undefined) continue;
       if (color[up] === 1) {
-        // Walk back from node to up along the DFS stack; edges point upstream, so reverse.
+        // The DFS stack from `up` to `node` follows upstream edges; read backwards it runs in
+        // execution order (upstream -> downstream), which is how users read a DAG.
         const path: string[] = [];
         for (let i = stack.length - 1; i >= 0; i--) {
           const n = (stack[i] as [number, number])[0];
           path.push(tasks[n]?.code ?? "");
           if (n === up) break;
         }
-        path.reverse();
-        path.push(path[0] ?? "");
+        path.unshift(tasks[up]?.code ?? "");
         return path;
       }
       if (color[up] === 0) {
         color[up] = 1;
-        parent[up] = node;
         stack.push([up, 0]);
       }
     }

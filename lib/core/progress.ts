@@ -102,7 +102,11 @@ export function applyOutcomes(
         break;
       case "FAILURE": {
         const policy = ctx.policies[o.index] ?? { retries: 0, retryIntervalSeconds: 0 };
-        if (!ctx.stopping && shouldRetry(policy, retriesUsed)) {
+        // Under END, once a task has failed for good nothing new starts: no retries either.
+        const ended =
+          ctx.failureStrategy === "END" &&
+          slots.some((x) => x === SLOT.FAILURE || x === SLOT.KILLED);
+        if (!ctx.stopping && !ended && shouldRetry(policy, retriesUsed)) {
           attempts[o.index] = [o.attempt + 1, retriesUsed + 1];
           dispatch.push({
             index: o.index,
@@ -150,7 +154,9 @@ function advance(
   const failed = slots.some((s) => s === SLOT.FAILURE || s === SLOT.KILLED);
   const frozen = ctx.stopping || (failed && ctx.failureStrategy === "END");
   if (!frozen) {
-    const candidates = all ? ctx.dag.codes.map((_, i) => i) : from.flatMap((i) => ctx.dag.downstream[i] ?? []);
+    const candidates = all
+      ? ctx.dag.codes.map((_, i) => i)
+      : from.flatMap((i) => ctx.dag.downstream[i] ?? []);
     for (const c of candidates) {
       if (slots[c] !== SLOT.WAITING) continue;
       const ups = ctx.dag.upstream[c] ?? [];
@@ -174,7 +180,8 @@ function advance(
 /** Indices of the tasks currently active (to kill on stop). */
 export function activeTasks(progress: Progress): number[] {
   const out: number[] = [];
-  for (let i = 0; i < progress.slots.length; i++) if (progress.slots[i] === SLOT.ACTIVE) out.push(i);
+  for (let i = 0; i < progress.slots.length; i++)
+    if (progress.slots[i] === SLOT.ACTIVE) out.push(i);
   return out;
 }
 

@@ -5,15 +5,15 @@
  */
 import { z } from "zod";
 import { findCycle } from "./dag.js";
-import { type ErrorDetail, validationError } from "./errors.js";
+import { type ErrorDetail, ShoalError, validationError } from "./errors.js";
 import {
   FAILURE_STRATEGIES,
   PRIORITIES,
   RELEASE_STATES,
   type RunRequest,
   TASK_SCOPES,
-  TIMEOUT_STRATEGIES,
   type TaskDefinition,
+  TIMEOUT_STRATEGIES,
   type WorkflowDefinition,
 } from "./model.js";
 
@@ -27,6 +27,8 @@ export const LIMITS = {
   httpBodyBytes: 64 * 1024,
   paramCount: 100,
   paramValueBytes: 4 * 1024,
+  /** All names and values of one parameter map together (fits an item and a message). */
+  paramsTotalBytes: 32 * 1024,
   descriptionChars: 1_024,
   idempotencyKeyChars: 128,
   retries: 100,
@@ -42,24 +44,34 @@ const priority = z.enum(PRIORITIES, { error: `must be one of ${PRIORITIES.join("
 const paramName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]{0,127}$/, {
   error: "parameter names must match ^[A-Za-z_][A-Za-z0-9_.]{0,127}$",
 });
+/** Marks an issue as "too large": the API answers 413 when every problem is one of these. */
+const TOO_LARGE = { params: { tooLarge: true } } as const;
+const bytes = (max: number) =>
+  z.string().refine((s) => Buffer.byteLength(s) <= max, {
+    error: `must be at most ${max} bytes`,
+    ...TOO_LARGE,
+  });
 const params = z
   .record(
     paramName,
-    z.string({ error: "parameter values must be strings" }).max(LIMITS.paramValueBytes, {
-      error: `must be at most ${LIMITS.paramValueBytes} characters`,
-    }),
+    z.string({ error: "parameter values must be strings" }).pipe(bytes(LIMITS.paramValueBytes)),
   )
   .refine((p) => Object.keys(p).length <= LIMITS.paramCount, {
     error: `at most ${LIMITS.paramCount} parameters`,
-  });
+    ...TOO_LARGE,
+  })
+  .refine(
+    (p) =>
+      Object.entries(p).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) <=
+      LIMITS.paramsTotalBytes,
+    { error: `parameters must add up to at most ${LIMITS.paramsTotalBytes} bytes`, ...TOO_LARGE },
+  );
 const seconds = (max: number) =>
   z
     .number({ error: "must be a number of seconds" })
     .int({ error: "must be a whole number of seconds" })
     .min(0, { error: "must be >= 0" })
     .max(max, { error: `must be <= ${max}` });
-const bytes = (max: number) =>
-  z.string().refine((s) => Buffer.byteLength(s) <= max, { error: `must be at most ${max} bytes` });
 
 const taskBase = {
   code: name,
@@ -73,9 +85,7 @@ const taskBase = {
     .default(0),
   retryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).default(0),
   timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
-  timeoutStrategy: z
-    .enum(TIMEOUT_STRATEGIES, { error: "must be WARN or FAIL" })
-    .default("FAIL"),
+  timeoutStrategy: z.enum(TIMEOUT_STRATEGIES, { error: "must be WARN or FAIL" }).default("FAIL"),
   workerGroup: name.default("default"),
   params: params.default({}),
   description: z.string().max(LIMITS.descriptionChars).optional(),
@@ -99,7 +109,14 @@ const httpTask = z.strictObject({
       error: "must be an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)",
     })
     .default("GET"),
-  headers: z.record(z.string(), z.string()).default({}),
+  headers: z
+    .record(
+      z
+        .string()
+        .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: "header names must be HTTP tokens" }),
+      z.string().regex(/^[^\r\n\0]*$/, { error: "header values must not contain CR, LF or NUL" }),
+    )
+    .default({}),
   body: bytes(LIMITS.httpBodyBytes).optional(),
   expectStatus: z
     .tuple([statusCode, statusCode])
@@ -151,6 +168,10 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 
 function zodDetails(error: z.ZodError): ErrorDetail[] {
   return error.issues.map((issue) => {
+    if (issue.code === "invalid_key") {
+      // zod reports the key rule's own message one level down.
+      return { path: formatPath(issue.path), message: issue.issues[0]?.message ?? issue.message };
+    }
     if (issue.code === "unrecognized_keys") {
       return {
         path: formatPath(issue.path),
@@ -161,6 +182,23 @@ function zodDetails(error: z.ZodError): ErrorDetail[] {
   });
 }
 
+/** 413 when every problem is a size limit (API-v1.md: "body or field too large"), else 400. */
+function schemaError(error: z.ZodError): ShoalError {
+  const details = zodDetails(error);
+  const tooLarge = error.issues.every(
+    (i) =>
+      (i.code === "too_big" && (i.origin === "string" || i.origin === "array")) ||
+      (i.code === "custom" && (i.params as { tooLarge?: boolean } | undefined)?.tooLarge),
+  );
+  if (!tooLarge) return validationError(details);
+  const first = details[0];
+  return new ShoalError(
+    "PayloadTooLarge",
+    first ? `${first.path || "body"}: ${first.message}` : "too large",
+    details,
+  );
+}
+
 /**
  * Parses and checks a workflow definition body.
  * @returns the definition with defaults applied.
@@ -168,7 +206,7 @@ function zodDetails(error: z.ZodError): ErrorDetail[] {
  */
 export function parseWorkflowDefinition(body: unknown): WorkflowDefinition {
   const parsed = workflowSchema.safeParse(body);
-  if (!parsed.success) throw validationError(zodDetails(parsed.error));
+  if (!parsed.success) throw schemaError(parsed.error);
   const def = parsed.data as WorkflowDefinition;
   const details = checkGraph(def.tasks);
   if (details.length > 0) throw validationError(details);
@@ -213,7 +251,7 @@ export function checkGraph(tasks: readonly TaskDefinition[]): ErrorDetail[] {
  */
 export function parseRunRequest(body: unknown, def: WorkflowDefinition): RunRequest {
   const parsed = runSchema.safeParse(body ?? {});
-  if (!parsed.success) throw validationError(zodDetails(parsed.error));
+  if (!parsed.success) throw schemaError(parsed.error);
   const run = parsed.data as RunRequest;
   const codes = new Set(def.tasks.map((t) => t.code));
   const details: ErrorDetail[] = [];
@@ -229,7 +267,9 @@ export function parseRunRequest(body: unknown, def: WorkflowDefinition): RunRequ
 /** Validates a path/query value against the name pattern; 400 naming `field`. */
 export function checkName(value: string, field: string): string {
   if (!NAME_PATTERN.test(value)) {
-    throw validationError([{ path: field, message: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$" }]);
+    throw validationError([
+      { path: field, message: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$" },
+    ]);
   }
   return value;
 }

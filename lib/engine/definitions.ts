@@ -43,7 +43,10 @@ export class DefinitionCache {
         version,
         definition: def,
         dag: new Dag(def.tasks),
-        policies: def.tasks.map((t) => ({ retries: t.retries, retryIntervalSeconds: t.retryIntervalSeconds })),
+        policies: def.tasks.map((t) => ({
+          retries: t.retries,
+          retryIntervalSeconds: t.retryIntervalSeconds,
+        })),
       };
     });
     p.catch(() => this.cache.delete(key));

@@ -37,7 +37,11 @@ export interface DispatcherDeps {
 /** Thrown when a message cannot be applied yet (for example its instance is not written yet). */
 class RetryLater extends Error {}
 
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (t: T) => Promise<unknown>): Promise<void> {
+async function mapLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (t: T) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   const run = async () => {
     while (next < items.length) await fn(items[next++] as T);
@@ -56,8 +60,8 @@ export class Dispatcher {
     const groups = new Map<string, SqsRecord[]>();
     for (const r of records) {
       const g = r.attributes.MessageGroupId ?? "";
-      let list = groups.get(g);
-      if (!list) groups.set(g, (list = []));
+      const list = groups.get(g) ?? [];
+      groups.set(g, list);
       list.push(r);
     }
     const failures: string[] = [];
@@ -89,7 +93,9 @@ export class Dispatcher {
           }
         } catch (err) {
           if (!(err instanceof RetryLater)) {
-            this.deps.log?.("dispatcher: message failed", { error: String((err as Error)?.stack ?? err) });
+            this.deps.log?.("dispatcher: message failed", {
+              error: String((err as Error)?.stack ?? err),
+            });
           }
           for (; i < list.length; i++) failures.push((list[i] as SqsRecord).messageId);
         }
@@ -142,7 +148,6 @@ export class Dispatcher {
     const def = await this.definition(cmd);
     let inst = await this.deps.store.getInstance(cmd.instanceId);
     if (!inst) {
-      const now = this.deps.now();
       const failureStrategy = run.failureStrategy ?? def.definition.failureStrategy;
       const dag = def.dag;
       const ctx: AdvanceContext = { dag, policies: def.policies, failureStrategy, stopping: false };
@@ -176,7 +181,12 @@ export class Dispatcher {
       delaySeconds: 0,
     }));
     await this.dispatch(inst, def, orders);
-    const next: InstanceRecord = { ...inst, state: "RUNNING", startedAt: this.deps.now(), rev: inst.rev + 1 };
+    const next: InstanceRecord = {
+      ...inst,
+      state: "RUNNING",
+      startedAt: this.deps.now(),
+      rev: inst.rev + 1,
+    };
     assertInstanceTransition(inst.state, next.state);
     if (!(await this.deps.store.updateInstance(next))) throw new RetryLater();
   }
@@ -227,7 +237,11 @@ export class Dispatcher {
   }
 
   /** Dispatches what the decision asks for, then records it with one conditional write. */
-  private async commit(inst: InstanceRecord, def: LoadedDefinition, result: AdvanceResult): Promise<void> {
+  private async commit(
+    inst: InstanceRecord,
+    def: LoadedDefinition,
+    result: AdvanceResult,
+  ): Promise<void> {
     if (!result.changed) return;
     await this.dispatch(inst, def, result.dispatch);
     const next: InstanceRecord = { ...inst, progress: result.progress, rev: inst.rev + 1 };
@@ -250,8 +264,18 @@ export class Dispatcher {
     const tasks = def.definition.tasks;
     const sorted = [...orders].sort((a, b) =>
       compareDispatch(
-        { instancePriority: inst.priority, instanceCreatedAt: inst.createdAt, taskPriority: tasks[a.index]?.priority ?? "MEDIUM", code: tasks[a.index]?.code ?? "" },
-        { instancePriority: inst.priority, instanceCreatedAt: inst.createdAt, taskPriority: tasks[b.index]?.priority ?? "MEDIUM", code: tasks[b.index]?.code ?? "" },
+        {
+          instancePriority: inst.priority,
+          instanceCreatedAt: inst.createdAt,
+          taskPriority: tasks[a.index]?.priority ?? "MEDIUM",
+          code: tasks[a.index]?.code ?? "",
+        },
+        {
+          instancePriority: inst.priority,
+          instanceCreatedAt: inst.createdAt,
+          taskPriority: tasks[b.index]?.priority ?? "MEDIUM",
+          code: tasks[b.index]?.code ?? "",
+        },
       ),
     );
     await mapLimit(sorted, 32, async (o) => {

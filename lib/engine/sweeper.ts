@@ -27,18 +27,26 @@ export class Sweeper {
   constructor(private readonly deps: SweeperDeps) {}
 
   async sweep(): Promise<SweepReport> {
-    const [resignalled, failedOver] = await Promise.all([this.resignalCommands(), this.failOverExpiredLeases()]);
+    const [resignalled, failedOver] = await Promise.all([
+      this.resignalCommands(),
+      this.failOverExpiredLeases(),
+    ]);
     return { resignalled, failedOver };
   }
 
   private async resignalCommands(): Promise<number> {
     const { store, queues } = this.deps;
-    const stale = await store.listPendingCommands(this.deps.now() - this.deps.commandResignalMs, PAGE);
+    const stale = await store.listPendingCommands(
+      this.deps.now() - this.deps.commandResignalMs,
+      PAGE,
+    );
     for (const cmd of stale) {
       const resignal = (cmd.resignals ?? 0) + 1;
       await store.markResignalled(cmd.commandId, resignal);
       // A new deduplication id (resignal count), or SQS would drop it as a repeat for 5 minutes.
-      await queues.sendEvents([{ kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId, resignal }]);
+      await queues.sendEvents([
+        { kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId, resignal },
+      ]);
       this.deps.log?.("sweeper: command signalled again", { commandId: cmd.commandId, resignal });
     }
     return stale.length;
@@ -54,7 +62,11 @@ export class Sweeper {
       const moved = await store.updateTask(
         key,
         ["RUNNING"],
-        { state: "NEED_FAULT_TOLERANCE", endedAt: now, error: `worker ${t.worker ?? "?"} stopped renewing its lease` },
+        {
+          state: "NEED_FAULT_TOLERANCE",
+          endedAt: now,
+          error: `worker ${t.worker ?? "?"} stopped renewing its lease`,
+        },
         { removeLease: true, leaseExpiredBefore: now },
       );
       if (!moved) continue; // renewed or finished meanwhile

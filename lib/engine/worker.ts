@@ -115,7 +115,12 @@ export class Worker {
   /** Runs the attempt; "lost" when the lease was lost (the result must not be written). */
   private async run(msg: TaskMessage, record: SqsRecord): Promise<TaskResult | "lost"> {
     const { deps } = this;
-    const log = deps.logs.open({ workflow: msg.workflow, instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt });
+    const log = deps.logs.open({
+      workflow: msg.workflow,
+      instanceId: msg.instanceId,
+      code: msg.code,
+      attempt: msg.attempt,
+    });
     const kill = new AbortController();
     this.running.add(kill);
     let lost = false;
@@ -126,7 +131,12 @@ export class Worker {
       if (renewing) return;
       renewing = true;
       try {
-        const renewed = await deps.store.updateTask(key, ["RUNNING"], { leaseExpiresAt: deps.now() + deps.leaseMs }, { worker: this.id });
+        const renewed = await deps.store.updateTask(
+          key,
+          ["RUNNING"],
+          { leaseExpiresAt: deps.now() + deps.leaseMs },
+          { worker: this.id },
+        );
         if (!renewed) {
           lost = true;
           log.write("shoal: lease lost (the task was failed over or stopped); killing it");
@@ -135,7 +145,11 @@ export class Worker {
         if (Date.now() - lastVisibility > (deps.visibilityTimeoutSeconds * 1000) / 2) {
           lastVisibility = Date.now();
           const url = await deps.queues.queueUrlFromArn(record.eventSourceARN);
-          await deps.queues.extendVisibility(url, record.receiptHandle, deps.visibilityTimeoutSeconds);
+          await deps.queues.extendVisibility(
+            url,
+            record.receiptHandle,
+            deps.visibilityTimeoutSeconds,
+          );
         }
       } catch (e) {
         deps.log?.("worker: lease renewal failed", { error: String(e) });
@@ -145,7 +159,9 @@ export class Worker {
     }, deps.leaseRenewMs);
     timer.unref();
     try {
-      log.write(`shoal: ${msg.task.type} task '${msg.code}' attempt ${msg.attempt} of ${msg.workflow}/${msg.instanceId} on ${this.id}`);
+      log.write(
+        `shoal: ${msg.task.type} task '${msg.code}' attempt ${msg.attempt} of ${msg.workflow}/${msg.instanceId} on ${this.id}`,
+      );
       if (msg.dryRun) {
         log.write("shoal: dry run, nothing executed");
         return { state: "SUCCESS" };
@@ -167,7 +183,14 @@ export class Worker {
         SHOAL_ATTEMPT: String(msg.attempt),
         SHOAL_INSTANCE_DIR: instanceDir,
       };
-      const result = await plugin({ task: msg.task, params: msg.params, env, log, signal: kill.signal, workDir });
+      const result = await plugin({
+        task: msg.task,
+        params: msg.params,
+        env,
+        log,
+        signal: kill.signal,
+        workDir,
+      });
       return lost || this.shuttingDown ? "lost" : result;
     } catch (e) {
       log.write(`shoal: task failed to run: ${(e as Error).message}`);

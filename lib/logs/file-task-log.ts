@@ -6,7 +6,14 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { validationError } from "../core/errors.js";
-import { type LogLine, type LogPage, type TaskLogKey, type TaskLogs, type TaskLogWriter, logName } from "./task-log.js";
+import {
+  type LogLine,
+  type LogPage,
+  logName,
+  type TaskLogKey,
+  type TaskLogs,
+  type TaskLogWriter,
+} from "./task-log.js";
 
 const READ_CHUNK = 256 * 1024;
 
@@ -45,7 +52,8 @@ export class FileTaskLogs implements TaskLogs {
     try {
       fh = await open(this.path(key), "r");
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return { lines: [], nextToken: String(offset) };
+      if ((e as NodeJS.ErrnoException).code === "ENOENT")
+        return { lines: [], nextToken: String(offset) };
       throw e;
     }
     try {

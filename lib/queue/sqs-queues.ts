@@ -11,14 +11,16 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import type { Priority } from "../core/model.js";
 import { resourceNames } from "../aws/config.js";
 import { ensureTaskQueues } from "../aws/resources.js";
+import type { Priority } from "../core/model.js";
 import { type EventMessage, eventDedupId, type TaskMessage } from "./messages.js";
 
 /** The queue side of the engine (one implementation: SQS; tests run it against fauxqs). */
 export interface Queues {
-  sendTasks(items: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }>): Promise<void>;
+  sendTasks(
+    items: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }>,
+  ): Promise<void>;
   sendEvents(events: EventMessage[]): Promise<void>;
   /** Keeps a received message invisible for `seconds` more (long tasks). */
   extendVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void>;
@@ -42,7 +44,10 @@ export class SqsQueues implements Queues {
           const r = await this.sqs.send(new GetQueueUrlCommand({ QueueName: name }));
           return r.QueueUrl as string;
         } catch (e) {
-          if (!(e instanceof QueueDoesNotExist || (e as Error).name === "QueueDoesNotExist") || !create) {
+          if (
+            !(e instanceof QueueDoesNotExist || (e as Error).name === "QueueDoesNotExist") ||
+            !create
+          ) {
             throw e;
           }
           await create();
@@ -61,7 +66,9 @@ export class SqsQueues implements Queues {
     const name = resourceNames(this.opts.prefix).taskQueue(group, priority);
     return this.url(
       name,
-      this.opts.autoCreateQueues ? () => ensureTaskQueues(this.sqs, this.opts.prefix, group) : undefined,
+      this.opts.autoCreateQueues
+        ? () => ensureTaskQueues(this.sqs, this.opts.prefix, group)
+        : undefined,
     );
   }
 
@@ -78,7 +85,9 @@ export class SqsQueues implements Queues {
         this.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: chunk })).then((r) => {
           if (r.Failed && r.Failed.length > 0) {
             const f = r.Failed[0];
-            throw new Error(`SendMessageBatch to ${url}: ${r.Failed.length} failed (${f?.Code}: ${f?.Message})`);
+            throw new Error(
+              `SendMessageBatch to ${url}: ${r.Failed.length} failed (${f?.Code}: ${f?.Message})`,
+            );
           }
         }),
       );
@@ -92,8 +101,8 @@ export class SqsQueues implements Queues {
     const byQueue = new Map<string, SendMessageBatchRequestEntry[]>();
     for (const [i, item] of items.entries()) {
       const url = await this.taskQueueUrl(item.workerGroup, item.message.instancePriority);
-      let list = byQueue.get(url);
-      if (!list) byQueue.set(url, (list = []));
+      const list = byQueue.get(url) ?? [];
+      byQueue.set(url, list);
       list.push({
         Id: String(i),
         MessageBody: JSON.stringify(item.message),

@@ -3,6 +3,8 @@
  * the standalone pollers share. Tests build their own with injected parts.
  */
 import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import type { ApiDeps } from "../api/deps.js";
 import { dynamoClient, sqsClient } from "../aws/clients.js";
 import { loadConfig, type ShoalConfig } from "../aws/config.js";
 import { QUEUE_SETTINGS } from "../aws/resources.js";
@@ -13,9 +15,7 @@ import { Worker } from "../engine/worker.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
 import { SqsQueues } from "../queue/sqs-queues.js";
 import { DynamoStore } from "../store/dynamo-store.js";
-import type { ApiDeps } from "../api/deps.js";
 import { structuredLog } from "./log.js";
-import pkg from "../../package.json" with { type: "json" };
 
 export interface Runtime {
   config: ShoalConfig;
@@ -43,7 +43,14 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
   return {
     config,
     api: { store, queues, logs, now, version: VERSION, log },
-    dispatcher: new Dispatcher({ store, queues, definitions, now, commandClaimStaleMs: 60_000, log }),
+    dispatcher: new Dispatcher({
+      store,
+      queues,
+      definitions,
+      now,
+      commandClaimStaleMs: 60_000,
+      log,
+    }),
     worker: new Worker({
       store,
       queues,

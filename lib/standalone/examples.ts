@@ -3,18 +3,23 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { handleApiEvent } from "../api/router.js";
 import type { ApiDeps } from "../api/deps.js";
+import { handleApiEvent } from "../api/router.js";
 
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta.url));
 
 /** @returns what was loaded, as `name vN` strings; problems are reported, not thrown. */
-export async function loadExamples(api: ApiDeps, dir = EXAMPLES_DIR): Promise<{ loaded: string[]; errors: string[] }> {
+export async function loadExamples(
+  api: ApiDeps,
+  dir = EXAMPLES_DIR,
+): Promise<{ loaded: string[]; errors: string[] }> {
   const loaded: string[] = [];
   const errors: string[] = [];
   let files: string[] = [];
   try {
-    files = readdirSync(dir).filter((f) => [".yaml", ".yml", ".json"].includes(extname(f))).sort();
+    files = readdirSync(dir)
+      .filter((f) => [".yaml", ".yml", ".json"].includes(extname(f)))
+      .sort();
   } catch {
     return { loaded, errors };
   }
@@ -32,13 +37,20 @@ export async function loadExamples(api: ApiDeps, dir = EXAMPLES_DIR): Promise<{ 
         body: JSON.stringify(body),
         isBase64Encoded: false,
         requestContext: {
-          http: { method: "PUT", path: "", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "shoal" },
+          http: {
+            method: "PUT",
+            path: "",
+            protocol: "HTTP/1.1",
+            sourceIp: "127.0.0.1",
+            userAgent: "shoal",
+          },
           requestId: "examples",
           timeEpoch: Date.now(),
         },
       });
       if (res.statusCode >= 300) errors.push(`${file}: ${res.body}`);
-      else loaded.push(`${name} v${(JSON.parse(res.body ?? "{}") as { version?: number }).version}`);
+      else
+        loaded.push(`${name} v${(JSON.parse(res.body ?? "{}") as { version?: number }).version}`);
     } catch (e) {
       errors.push(`${file}: ${(e as Error).message}`);
     }

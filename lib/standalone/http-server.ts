@@ -61,18 +61,30 @@ export async function startHttpServer(
       const body = await readBody(req);
       if (body === "too-large") {
         res.writeHead(413, { "content-type": "application/json", connection: "close" });
-        res.end(JSON.stringify({ error: { code: "PayloadTooLarge", message: `the body is larger than ${MAX_BODY_BYTES} bytes` } }));
+        res.end(
+          JSON.stringify({
+            error: {
+              code: "PayloadTooLarge",
+              message: `the body is larger than ${MAX_BODY_BYTES} bytes`,
+            },
+          }),
+        );
         return;
       }
       const result = await handler(toHttpApiEvent(req, body));
       res.writeHead(result.statusCode, result.headers ?? {});
-      res.end(result.body && result.isBase64Encoded ? Buffer.from(result.body, "base64") : (result.body ?? ""));
+      res.end(
+        result.body && result.isBase64Encoded
+          ? Buffer.from(result.body, "base64")
+          : (result.body ?? ""),
+      );
     } catch {
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: "InternalError", message: "internal error" } }));
     }
   });
-  server.keepAliveTimeout = 5_000;
+  // Longer than clients' idle keep-alive, so the server is never the side that closes a reused socket.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => {

@@ -35,6 +35,9 @@ function arnOf(url: string, region: string): string {
   return `arn:aws:sqs:${region}:${account}:${name}`;
 }
 
+/** Messages a poller may hold beyond its free slots (answers of long polls that came late). */
+const MAX_HELD = 10;
+
 /** Coalesces deletes into DeleteMessageBatch calls of up to 10. */
 class Deleter {
   private pending = new Map<string, Array<{ Id: string; ReceiptHandle: string }>>();
@@ -48,8 +51,8 @@ class Deleter {
   ) {}
 
   add(url: string, receiptHandle: string): void {
-    let list = this.pending.get(url);
-    if (!list) this.pending.set(url, (list = []));
+    const list = this.pending.get(url) ?? [];
+    this.pending.set(url, list);
     list.push({ Id: String(this.seq++), ReceiptHandle: receiptHandle });
     if (list.length >= 10) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), 2);
@@ -85,6 +88,7 @@ export class QueuePoller {
   private wake: (() => void) | undefined;
   private readonly deleter: Deleter;
   private loop: Promise<void> | undefined;
+  private readonly held: Array<{ url: string; tier: number; msg: Message }> = [];
 
   constructor(private readonly opts: PollerOptions) {
     this.deleter = new Deleter(opts.sqs, (e) => this.error(e));
@@ -105,7 +109,10 @@ export class QueuePoller {
     this.abort.abort();
     this.wake?.();
     await this.loop;
-    await Promise.race([Promise.all(this.handlers), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await Promise.race([
+      Promise.all(this.handlers),
+      new Promise((r) => setTimeout(r, graceMs).unref()),
+    ]);
     await this.deleter.flush();
   }
 
@@ -142,11 +149,13 @@ export class QueuePoller {
         continue;
       }
       try {
-        // Sweep in priority order; the first queue with messages wins this round.
+        // Sweep in priority order, above the best message already held; the first queue with
+        // messages wins this round.
+        const bestHeld = Math.min(...this.held.map((h) => h.tier), this.opts.queueUrls.length);
         let got = false;
-        for (const url of this.opts.queueUrls) {
-          if (this.free() <= 0) break;
-          if (this.longPolls.has(url)) continue;
+        for (const [tier, url] of this.opts.queueUrls.entries()) {
+          if (tier >= bestHeld || this.free() <= 0) break;
+          if (this.longPolls.has(url)) continue; // empty when asked; its answer comes by itself
           const msgs = await this.receive(url, this.free(), 0);
           if (msgs.length > 0) {
             this.accept(url, msgs);
@@ -155,6 +164,11 @@ export class QueuePoller {
           }
         }
         if (got || !this.running) continue;
+        if (this.held.length > 0) {
+          this.held.sort((a, b) => a.tier - b.tier);
+          for (const h of this.held.splice(0, this.free())) this.startHandlers(h.url, [h.msg]);
+          continue;
+        }
         // Idle: long-poll every queue at once; whichever answers first is taken.
         for (const url of this.opts.queueUrls) {
           if (this.longPolls.has(url)) continue;
@@ -176,15 +190,28 @@ export class QueuePoller {
         await new Promise((r) => setTimeout(r, 500));
       }
     }
+    for (const h of this.held.splice(0)) await this.release(h.url, h.msg, 1);
   }
 
-  /** Starts handlers for received messages; what exceeds the free slots is released at once. */
+  /**
+   * Starts handlers for received messages. A long poll can answer after the slots filled up:
+   * those messages are held (a few) and weighed against the queues at the next free slot, so a
+   * held HIGH message still goes before a LOW backlog; beyond that they are released.
+   */
   private accept(url: string, msgs: Message[]): void {
     const take = msgs.slice(0, Math.max(0, this.free()));
-    for (const m of msgs.slice(take.length)) void this.release(url, m, 0);
+    const tier = this.opts.queueUrls.indexOf(url);
+    for (const m of msgs.slice(take.length)) {
+      if (this.held.length < MAX_HELD && this.running) this.held.push({ url, tier, msg: m });
+      else void this.release(url, m, 1);
+    }
+    if (take.length > 0) this.startHandlers(url, take);
+  }
+
+  private startHandlers(url: string, msgs: Message[]): void {
     const size = this.opts.batchSize;
-    for (let i = 0; i < take.length; i += size) {
-      const batch = take.slice(i, i + size);
+    for (let i = 0; i < msgs.length; i += size) {
+      const batch = msgs.slice(i, i + size);
       this.inFlight += batch.length;
       const p = this.invoke(url, batch).finally(() => {
         this.inFlight -= batch.length;
@@ -198,7 +225,13 @@ export class QueuePoller {
   private async release(url: string, m: Message, seconds: number): Promise<void> {
     try {
       await this.opts.sqs.send(
-        new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: seconds }),
+        // At least 1 s: fauxqs 2.x with persistence loses a message made visible with 0 (its
+        // SQLite write fails after the message left the in-flight set), 1 s takes another path.
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: m.ReceiptHandle,
+          VisibilityTimeout: Math.max(1, seconds),
+        }),
       );
     } catch (e) {
       this.error(e);
@@ -236,7 +269,9 @@ export class QueuePoller {
     for (const m of batch) {
       if (!failed.has(m.MessageId ?? "")) continue;
       // Back off 1, 2, 4 … 30 s by receive count instead of the whole visibility timeout.
-      const count = Number((m.Attributes as Record<string, string> | undefined)?.ApproximateReceiveCount ?? 1);
+      const count = Number(
+        (m.Attributes as Record<string, string> | undefined)?.ApproximateReceiveCount ?? 1,
+      );
       await this.release(url, m, Math.min(30, 2 ** Math.max(0, count - 1)));
     }
   }

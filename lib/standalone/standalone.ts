@@ -4,14 +4,14 @@
  * runs with the same event shapes.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Server } from "node:http";
+import { resolve } from "node:path";
+import { handleApiEvent } from "../api/router.js";
 import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
 import { ENV, loadConfig } from "../aws/config.js";
 import { ensureEventsQueue, ensureTables, ensureTaskQueues } from "../aws/resources.js";
-import { handleApiEvent } from "../api/router.js";
 import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
-import { startEmulators, type Emulators } from "./emulators.js";
+import { type Emulators, startEmulators } from "./emulators.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
@@ -40,7 +40,11 @@ export interface Standalone {
 const REGION = "us-east-1";
 
 /** Environment of standalone, also written to `<dataDir>/endpoints.env` for `shoal worker`. */
-function standaloneEnv(em: Emulators, dataDir: string, eventsQueueUrl: string): Record<string, string> {
+function standaloneEnv(
+  em: Emulators,
+  dataDir: string,
+  eventsQueueUrl: string,
+): Record<string, string> {
   return {
     AWS_REGION: REGION,
     AWS_ACCESS_KEY_ID: "shoal-local",
@@ -65,7 +69,8 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     em = await startEmulators({ dataDir });
   } catch (e) {
     const msg = String((e as Error).message ?? e);
-    if (/lock/i.test(msg)) throw new Error(`the data directory ${dataDir} is in use by another shoal standalone`);
+    if (/lock/i.test(msg))
+      throw new Error(`the data directory ${dataDir} is in use by another shoal standalone`);
     throw e;
   }
   const cleanup: Array<() => Promise<void>> = [() => em.stop()];
@@ -81,7 +86,12 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const env = standaloneEnv(em, dataDir, eventsUrl);
     Object.assign(process.env, env);
     const envFile = resolve(dataDir, "endpoints.env");
-    writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\n")}\n`);
+    writeFileSync(
+      envFile,
+      `${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join("\n")}\n`,
+    );
     const runtime = createRuntime(loadConfig());
     setRuntime(runtime);
     const log = opts.quiet ? () => {} : runtime.api.log;
@@ -135,7 +145,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     let server: Server;
     let port: number;
     try {
-      ({ server, port } = await startHttpServer(opts.port, (event) => handleApiEvent(runtime.api, event)));
+      ({ server, port } = await startHttpServer(opts.port, (event) =>
+        handleApiEvent(runtime.api, event),
+      ));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {
         throw new Error(`port ${opts.port} is in use; choose another with --port`);
@@ -167,7 +179,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
           `  env file  ${envFile} (for 'shoal worker')`,
           ...(examples.length ? [`  examples  ${examples.join(", ")}`] : []),
           "",
-          ...(examples.some((e) => e.startsWith("etl-report ")) ? ["Try:  npx shoal run etl-report --wait", ""] : []),
+          ...(examples.some((e) => e.startsWith("etl-report "))
+            ? ["Try:  npx shoal run etl-report --wait", ""]
+            : []),
           "",
         ].join("\n"),
       );
@@ -199,7 +213,9 @@ export async function runStandalone(opts: StandaloneOptions): Promise<void> {
   const s = await startStandalone(opts);
   await new Promise<void>((resolveStop) => {
     const onSignal = (sig: string) => {
-      process.stdout.write(`\n${sig}: stopping (running tasks are failed over on the next start)\n`);
+      process.stdout.write(
+        `\n${sig}: stopping (running tasks are failed over on the next start)\n`,
+      );
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       s.stop().then(resolveStop, resolveStop);

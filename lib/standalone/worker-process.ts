@@ -13,17 +13,24 @@ import { createRuntime, setRuntime } from "../runtime/runtime.js";
 import { QueuePoller } from "./poller.js";
 
 function loadEndpointsFile(): string | undefined {
-  const configured = process.env.AWS_ENDPOINT_URL_SQS || process.env.AWS_ENDPOINT_URL || process.env.SHOAL_EVENTS_QUEUE_URL;
+  const configured =
+    process.env.AWS_ENDPOINT_URL_SQS ||
+    process.env.AWS_ENDPOINT_URL ||
+    process.env.SHOAL_EVENTS_QUEUE_URL;
   const file = resolve(process.env.SHOAL_ENV_FILE ?? ".shoal/endpoints.env");
   if (configured || !existsSync(file)) return undefined;
   for (const line of readFileSync(file, "utf8").split("\n")) {
     const eq = line.indexOf("=");
-    if (eq > 0 && !line.startsWith("#")) process.env[line.slice(0, eq).trim()] ??= line.slice(eq + 1).trim();
+    if (eq > 0 && !line.startsWith("#"))
+      process.env[line.slice(0, eq).trim()] ??= line.slice(eq + 1).trim();
   }
   return file;
 }
 
-export async function runWorkerProcess(opts: { group: string; concurrency: number }): Promise<void> {
+export async function runWorkerProcess(opts: {
+  group: string;
+  concurrency: number;
+}): Promise<void> {
   const file = loadEndpointsFile();
   const config = loadConfig();
   const runtime = createRuntime(config);
@@ -32,7 +39,10 @@ export async function runWorkerProcess(opts: { group: string; concurrency: numbe
     ? await ensureTaskQueues(sqsClient(), config.prefix, opts.group)
     : await Promise.all(
         (["HIGHEST", "HIGH", "MEDIUM", "LOW", "LOWEST"] as const).map((p) =>
-          (runtime.api.queues as import("../queue/sqs-queues.js").SqsQueues).taskQueueUrl(opts.group, p),
+          (runtime.api.queues as import("../queue/sqs-queues.js").SqsQueues).taskQueueUrl(
+            opts.group,
+            p,
+          ),
         ),
       );
   const poller = new QueuePoller({

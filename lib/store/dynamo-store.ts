@@ -14,9 +14,9 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { validationError } from "../core/errors.js";
-import type { ReleaseState, TaskState, WorkflowDefinition } from "../core/model.js";
 import { INDEX } from "../aws/resources.js";
+import { ShoalError, validationError } from "../core/errors.js";
+import type { ReleaseState, TaskState, WorkflowDefinition } from "../core/model.js";
 import type {
   CommandRecord,
   InstanceRecord,
@@ -48,14 +48,30 @@ function encodeToken(key: Item | undefined): string | undefined {
   return key ? Buffer.from(JSON.stringify(key)).toString("base64url") : undefined;
 }
 
-function decodeToken(token: string | undefined): Item | undefined {
+const badToken = () =>
+  validationError([{ path: "nextToken", message: "is not a token this API returned" }]);
+
+/** Decodes a token and checks it has exactly the key attributes of the index it pages. */
+function decodeToken(token: string | undefined, keys: readonly string[]): Item | undefined {
   if (!token) return undefined;
+  let v: unknown;
   try {
-    const v = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
-    if (v && typeof v === "object" && !Array.isArray(v)) return v as Item;
-  } catch {}
-  throw validationError([{ path: "nextToken", message: "is not a token this API returned" }]);
+    v = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+  } catch {
+    throw badToken();
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw badToken();
+  const item = v as Item;
+  const names = Object.keys(item).sort();
+  if (names.join() !== [...keys].sort().join()) throw badToken();
+  if (!names.every((k) => typeof item[k] === "string" || typeof item[k] === "number")) {
+    throw badToken();
+  }
+  return item;
 }
+
+/** The largest gzipped definition stored in one item (DynamoDB items hold 400 KB). */
+export const MAX_STORED_DEFINITION_BYTES = 350 * 1024;
 
 function strip<T>(item: Item, ...keys: string[]): T {
   const out = { ...item };
@@ -66,7 +82,12 @@ function strip<T>(item: Item, ...keys: string[]): T {
 export class DynamoStore implements Store {
   constructor(
     private readonly db: DynamoDBDocumentClient,
-    private readonly tables: { workflows: string; commands: string; instances: string; tasks: string },
+    private readonly tables: {
+      workflows: string;
+      commands: string;
+      instances: string;
+      tasks: string;
+    },
   ) {}
 
   private async conditional(run: () => Promise<unknown>): Promise<boolean> {
@@ -104,13 +125,21 @@ export class DynamoStore implements Store {
       new GetCommand({ TableName: this.tables.workflows, Key: { name, version } }),
     );
     if (!r.Item || version < 1) return undefined;
-    const def = JSON.parse(gunzipSync(r.Item.def as Uint8Array).toString("utf8")) as WorkflowDefinition;
+    const def = JSON.parse(
+      gunzipSync(r.Item.def as Uint8Array).toString("utf8"),
+    ) as WorkflowDefinition;
     return { name, version, definition: def, createdAt: r.Item.createdAt as number };
   }
 
   async putDefinition(def: StoredDefinition): Promise<boolean> {
     // Gzipped: a 10,000-task definition stays well under DynamoDB's 400 KB item limit.
     const body = gzipSync(JSON.stringify(def.definition));
+    if (body.length > MAX_STORED_DEFINITION_BYTES) {
+      throw new ShoalError(
+        "PayloadTooLarge",
+        `the definition is too large to store: ${Math.ceil(body.length / 1024)} KiB compressed, at most ${MAX_STORED_DEFINITION_BYTES / 1024} KiB`,
+      );
+    }
     return this.conditional(() =>
       this.db.send(
         new PutCommand({
@@ -139,7 +168,11 @@ export class DynamoStore implements Store {
     );
   }
 
-  async setReleaseState(name: string, state: ReleaseState, now: number): Promise<WorkflowHead | undefined> {
+  async setReleaseState(
+    name: string,
+    state: ReleaseState,
+    now: number,
+  ): Promise<WorkflowHead | undefined> {
     try {
       const r = await this.db.send(
         new UpdateCommand({
@@ -159,21 +192,55 @@ export class DynamoStore implements Store {
     }
   }
 
+  /**
+   * One page of a query. Asks for one item more than `limit`, so a token is returned only when
+   * more items exist (API-v1.md); with a filter, DynamoDB's own LastEvaluatedKey is used.
+   * @throws ShoalError ValidationError for a token that does not fit this query.
+   */
+  private async page(
+    input: QueryCommandInput,
+    limit: number,
+    keys: readonly string[],
+    nextToken?: string,
+  ): Promise<Page<Item>> {
+    const filtered = input.FilterExpression !== undefined;
+    let r: { Items?: Item[]; LastEvaluatedKey?: Item };
+    try {
+      r = (await this.db.send(
+        new QueryCommand({
+          ...input,
+          Limit: filtered ? limit : limit + 1,
+          ExclusiveStartKey: decodeToken(nextToken, keys),
+        }),
+      )) as typeof r;
+    } catch (e) {
+      if (nextToken && (e as Error).name === "ValidationException") throw badToken();
+      throw e;
+    }
+    const items = r.Items ?? [];
+    if (filtered) return { items, nextToken: encodeToken(r.LastEvaluatedKey) };
+    if (items.length <= limit) return { items };
+    const page = items.slice(0, limit);
+    const last = page[page.length - 1] as Item;
+    return {
+      items: page,
+      nextToken: encodeToken(Object.fromEntries(keys.map((k) => [k, last[k]]))),
+    };
+  }
+
   async listWorkflows(limit: number, nextToken?: string): Promise<Page<WorkflowHead>> {
-    const r = await this.db.send(
-      new QueryCommand({
+    const page = await this.page(
+      {
         TableName: this.tables.workflows,
         IndexName: INDEX.workflowList,
         KeyConditionExpression: "listKey = :w",
         ExpressionAttributeValues: { ":w": "W" },
-        Limit: limit,
-        ExclusiveStartKey: decodeToken(nextToken),
-      }),
+      },
+      limit,
+      ["listKey", "name", "version"],
+      nextToken,
     );
-    return {
-      items: (r.Items ?? []).map((i) => strip<WorkflowHead>(i, "version", "listKey")),
-      nextToken: encodeToken(r.LastEvaluatedKey),
-    };
+    return { ...page, items: page.items.map((i) => strip<WorkflowHead>(i, "version", "listKey")) };
   }
 
   async deleteWorkflow(name: string): Promise<void> {
@@ -218,7 +285,11 @@ export class DynamoStore implements Store {
     return r.Item ? strip<CommandRecord>(r.Item, "pendingShard") : undefined;
   }
 
-  async claimCommand(commandId: string, now: number, staleMs: number): Promise<CommandRecord | undefined> {
+  async claimCommand(
+    commandId: string,
+    now: number,
+    staleMs: number,
+  ): Promise<CommandRecord | undefined> {
     try {
       const r = await this.db.send(
         new UpdateCommand({
@@ -228,7 +299,11 @@ export class DynamoStore implements Store {
           ConditionExpression:
             "#s = :pending AND (attribute_not_exists(claimedAt) OR claimedAt < :stale)",
           ExpressionAttributeNames: { "#s": "state" },
-          ExpressionAttributeValues: { ":pending": "PENDING", ":now": now, ":stale": now - staleMs },
+          ExpressionAttributeValues: {
+            ":pending": "PENDING",
+            ":now": now,
+            ":stale": now - staleMs,
+          },
           ReturnValues: "ALL_NEW",
         }),
       );
@@ -305,7 +380,11 @@ export class DynamoStore implements Store {
 
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
     const r = await this.db.send(
-      new GetCommand({ TableName: this.tables.instances, Key: { instanceId }, ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tables.instances,
+        Key: { instanceId },
+        ConsistentRead: true,
+      }),
     );
     return r.Item ? strip<InstanceRecord>(r.Item, "listKey", "createdKey") : undefined;
   }
@@ -325,22 +404,45 @@ export class DynamoStore implements Store {
 
   async listInstances(q: ListInstancesQuery): Promise<Page<InstanceRecord>> {
     const byWorkflow = q.workflow !== undefined;
-    const r = await this.db.send(
-      new QueryCommand({
+    const page = await this.page(
+      {
         TableName: this.tables.instances,
         IndexName: byWorkflow ? INDEX.instancesByWorkflow : INDEX.instancesByCreated,
         KeyConditionExpression: byWorkflow ? "workflow = :k" : "listKey = :k",
-        ...(q.state ? { FilterExpression: "#s = :s", ExpressionAttributeNames: { "#s": "state" } } : {}),
-        ExpressionAttributeValues: { ":k": byWorkflow ? q.workflow : "I", ...(q.state ? { ":s": q.state } : {}) },
+        ...(q.state
+          ? { FilterExpression: "#s = :s", ExpressionAttributeNames: { "#s": "state" } }
+          : {}),
+        ExpressionAttributeValues: {
+          ":k": byWorkflow ? q.workflow : "I",
+          ...(q.state ? { ":s": q.state } : {}),
+        },
         ScanIndexForward: false,
-        Limit: q.limit,
-        ExclusiveStartKey: decodeToken(q.nextToken),
-      }),
+      },
+      q.limit,
+      [byWorkflow ? "workflow" : "listKey", "createdKey", "instanceId"],
+      q.nextToken,
     );
     return {
-      items: (r.Items ?? []).map((i) => strip<InstanceRecord>(i, "listKey", "createdKey")),
-      nextToken: encodeToken(r.LastEvaluatedKey),
+      ...page,
+      items: page.items.map((i) => strip<InstanceRecord>(i, "listKey", "createdKey")),
     };
+  }
+
+  async hasPendingStart(workflow: string): Promise<boolean> {
+    const items = await this.queryAll({
+      TableName: this.tables.commands,
+      IndexName: INDEX.pendingCommands,
+      KeyConditionExpression: "pendingShard = :p",
+      FilterExpression: "workflow = :w AND #t = :start",
+      ExpressionAttributeNames: { "#t": "type" },
+      ExpressionAttributeValues: {
+        ":p": PENDING_SHARD,
+        ":w": workflow,
+        ":start": "START_WORKFLOW",
+      },
+      ProjectionExpression: "commandId",
+    });
+    return items.length > 0;
   }
 
   async hasUnfinishedInstances(workflow: string): Promise<boolean> {
@@ -379,7 +481,11 @@ export class DynamoStore implements Store {
     );
   }
 
-  async getTaskInstance(instanceId: string, code: string, attempt: number): Promise<TaskInstanceRecord | undefined> {
+  async getTaskInstance(
+    instanceId: string,
+    code: string,
+    attempt: number,
+  ): Promise<TaskInstanceRecord | undefined> {
     const r = await this.db.send(
       new GetCommand({
         TableName: this.tables.tasks,

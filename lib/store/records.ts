@@ -2,7 +2,7 @@
  * What the store keeps. Times are epoch milliseconds. Items are described in
  * docs/architecture.md together with the condition every write carries.
  */
-import type { Progress } from "../core/progress.js";
+
 import type {
   CommandType,
   FailureStrategy,
@@ -15,6 +15,7 @@ import type {
   TaskType,
   WorkflowDefinition,
 } from "../core/model.js";
+import type { Progress } from "../core/progress.js";
 
 /** The head item of a workflow: its latest version and release state. */
 export interface WorkflowHead {

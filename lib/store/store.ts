@@ -28,7 +28,11 @@ export interface Store {
   putDefinition(def: StoredDefinition): Promise<boolean>;
   /** Creates or moves the head, conditioned on the latest version it replaces (0 = new). */
   putWorkflowHead(head: WorkflowHead, expectedLatest: number): Promise<boolean>;
-  setReleaseState(name: string, state: ReleaseState, now: number): Promise<WorkflowHead | undefined>;
+  setReleaseState(
+    name: string,
+    state: ReleaseState,
+    now: number,
+  ): Promise<WorkflowHead | undefined>;
   listWorkflows(limit: number, nextToken?: string): Promise<Page<WorkflowHead>>;
   /** Removes the head and every version. */
   deleteWorkflow(name: string): Promise<void>;
@@ -52,10 +56,16 @@ export interface Store {
   listInstances(q: ListInstancesQuery): Promise<Page<InstanceRecord>>;
   /** Whether any instance of the workflow is not in a final state. */
   hasUnfinishedInstances(workflow: string): Promise<boolean>;
+  /** Whether a START_WORKFLOW command of the workflow waits for the dispatcher. */
+  hasPendingStart(workflow: string): Promise<boolean>;
 
   // Task instances
   putTaskInstance(task: TaskInstanceRecord): Promise<boolean>;
-  getTaskInstance(instanceId: string, code: string, attempt: number): Promise<TaskInstanceRecord | undefined>;
+  getTaskInstance(
+    instanceId: string,
+    code: string,
+    attempt: number,
+  ): Promise<TaskInstanceRecord | undefined>;
   /** Every attempt of every task of an instance. */
   listTaskInstances(instanceId: string): Promise<TaskInstanceRecord[]>;
   /** Every attempt of one task, oldest first. */

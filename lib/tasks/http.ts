@@ -18,20 +18,26 @@ export const runHttp: TaskPlugin = async (ctx) => {
     const res = await fetch(task.url, {
       method: task.method,
       headers: task.headers,
-      ...(task.body !== undefined && task.method !== "GET" && task.method !== "HEAD" ? { body: task.body } : {}),
+      ...(task.body !== undefined && task.method !== "GET" && task.method !== "HEAD"
+        ? { body: task.body }
+        : {}),
       signal,
     });
     const text = await res.text();
     log.write(`shoal: HTTP ${res.status} in ${Date.now() - started} ms`);
     for (const line of text.slice(0, LOGGED_BODY_CHARS).split("\n")) log.write(line);
-    if (text.length > LOGGED_BODY_CHARS) log.write(`shoal: … ${text.length - LOGGED_BODY_CHARS} more characters`);
+    if (text.length > LOGGED_BODY_CHARS)
+      log.write(`shoal: … ${text.length - LOGGED_BODY_CHARS} more characters`);
     const [lo, hi] = task.expectStatus;
     if (res.status >= lo && res.status <= hi) return { state: "SUCCESS" };
     return { state: "FAILURE", error: `HTTP status ${res.status} is outside ${lo}..${hi}` };
   } catch (e) {
     if (ctx.signal.aborted) return { state: "KILLED", error: "killed on request" };
     const err = e as Error;
-    const msg = err.name === "TimeoutError" ? `no answer within ${timeoutS}s` : `request failed: ${err.message}${err.cause ? ` (${(err.cause as Error).message ?? err.cause})` : ""}`;
+    const msg =
+      err.name === "TimeoutError"
+        ? `no answer within ${timeoutS}s`
+        : `request failed: ${err.message}${err.cause ? ` (${(err.cause as Error).message ?? err.cause})` : ""}`;
     log.write(`shoal: ${msg}`);
     return { state: "FAILURE", error: msg };
   }

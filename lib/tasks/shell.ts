@@ -67,7 +67,9 @@ export const runShell: TaskPlugin = async (ctx) => {
   if (task.timeoutSeconds) {
     timeout = setTimeout(() => {
       if (task.timeoutStrategy === "WARN") {
-        log.write(`shoal: WARNING task is still running after its timeout of ${task.timeoutSeconds}s`);
+        log.write(
+          `shoal: WARNING task is still running after its timeout of ${task.timeoutSeconds}s`,
+        );
         return;
       }
       reason ??= "timeout";
@@ -88,7 +90,12 @@ export const runShell: TaskPlugin = async (ctx) => {
   clearTimeout(timeout);
   clearTimeout(killTimer);
   ctx.signal.removeEventListener("abort", onAbort);
-  const exitCode = code ?? 128 + (signal ? (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[signal] ?? 0 : 0);
+  const exitCode =
+    code ??
+    128 +
+      (signal
+        ? (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 } as Record<string, number>)[signal] ?? 0)
+        : 0);
   log.write(`shoal: exit code ${exitCode}${signal ? ` (signal ${signal})` : ""}`);
   let result: TaskResult;
   if (reason === "killed") result = { state: "KILLED", exitCode, error: "killed on request" };

@@ -1,6 +1,7 @@
 // dynalite ships no types; this is the part Shoal uses (a node:http Server).
 declare module "dynalite" {
   import type { Server } from "node:http";
+
   interface DynaliteOptions {
     path?: string;
     createTableMs?: number;

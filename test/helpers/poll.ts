@@ -13,7 +13,9 @@ export async function until<T>(
       last = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${opts.what ?? "condition"}${last ? `: ${String(last)}` : ""}`);
+      throw new Error(
+        `timed out waiting for ${opts.what ?? "condition"}${last ? `: ${String(last)}` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }

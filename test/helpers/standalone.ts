@@ -1,0 +1,119 @@
+/**
+ * Starts `shoal standalone` as a real child process (the CLI a user runs) and talks to it over
+ * HTTP. `kill9` is a real SIGKILL, for crash tests.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { until } from "./poll.js";
+
+export const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/shoal.js", import.meta.url));
+
+export interface RunningStandalone {
+  url: string;
+  proc: ChildProcess;
+  output: () => string;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStandaloneProcess(opts: {
+  dataDir: string;
+  workers?: number;
+  examples?: boolean;
+}): Promise<RunningStandalone> {
+  const args = [
+    BIN,
+    "standalone",
+    "--port",
+    "0",
+    "--data-dir",
+    opts.dataDir,
+    "--workers",
+    String(opts.workers ?? 4),
+  ];
+  if (!opts.examples) args.push("--no-examples");
+  const proc = spawn(process.execPath, args, {
+    cwd: REPO,
+    env: { ...process.env, SHOAL_QUIET: "true" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  proc.stdout?.on("data", (d) => {
+    out += d;
+  });
+  proc.stderr?.on("data", (d) => {
+    out += d;
+  });
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  const url = await until(() => /API\s+(http:\/\/\S+)/.exec(out)?.[1], {
+    timeoutMs: 30_000,
+    what: `standalone to start (output so far: ${out})`,
+  });
+  return {
+    url,
+    proc,
+    output: () => out,
+    async kill9() {
+      proc.kill("SIGKILL");
+      await exited;
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill("SIGINT");
+        await exited;
+      }
+    },
+  };
+}
+
+/** JSON request against the API. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read loosely typed JSON answers
+export async function api<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** Runs the CLI to completion (asynchronously: the test's own timers keep running). */
+export function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.once("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** Waits for an instance to reach a final state. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read loosely typed JSON answers
+export async function waitFinal(base: string, id: string, timeoutMs = 120_000): Promise<any> {
+  return until(
+    async () => {
+      const r = await api(base, "GET", `/v1/instances/${id}`);
+      return ["SUCCESS", "FAILURE", "STOPPED"].includes(r.body?.state) ? r.body : undefined;
+    },
+    { timeoutMs, intervalMs: 200, what: `instance ${id} to finish` },
+  );
+}

@@ -1,0 +1,228 @@
+/**
+ * Conformance suite of the Store interface, run against every implementation (today: DynamoDB,
+ * here on dynalite through the real AWS SDK). Each conditional write is checked both ways.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { dynamoClient } from "../../lib/aws/clients.js";
+import { parseWorkflowDefinition } from "../../lib/core/validate.js";
+import { DynamoStore } from "../../lib/store/dynamo-store.js";
+import type { InstanceRecord, TaskInstanceRecord } from "../../lib/store/records.js";
+import type { Store } from "../../lib/store/store.js";
+import { useTestAws } from "../helpers/aws-env.js";
+
+const implementations: Array<[string, () => Promise<Store>]> = [
+  [
+    "DynamoStore",
+    async () => {
+      const aws = await useTestAws();
+      return new DynamoStore(dynamoClient(), aws.config.tables);
+    },
+  ],
+];
+
+const def = parseWorkflowDefinition({
+  tasks: [
+    { code: "a", type: "SHELL", command: "true" },
+    { code: "b", type: "SHELL", command: "true", upstream: ["a"] },
+  ],
+});
+
+function instance(
+  id: string,
+  workflow: string,
+  createdAt: number,
+  state: InstanceRecord["state"] = "RUNNING",
+): InstanceRecord {
+  return {
+    instanceId: id,
+    workflow,
+    version: 1,
+    state,
+    priority: "MEDIUM",
+    failureStrategy: "END",
+    commandType: "START_WORKFLOW",
+    params: {},
+    dryRun: false,
+    taskScope: "DOWNSTREAM",
+    createdAt,
+    progress: { slots: "D-", attempts: {} },
+    rev: 1,
+  };
+}
+
+function task(instanceId: string, code: string, attempt: number): TaskInstanceRecord {
+  return {
+    instanceId,
+    workflow: "w",
+    code,
+    attempt,
+    type: "SHELL",
+    state: "DISPATCHED",
+    priority: "MEDIUM",
+    workerGroup: "default",
+    submittedAt: 1,
+  };
+}
+
+describe.each(implementations)("%s conformance", (_name, make) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await make();
+  });
+
+  it("stores definitions once per version and moves the head only from the expected version", async () => {
+    expect(
+      await store.putDefinition({ name: "wf", version: 1, definition: def, createdAt: 10 }),
+    ).toBe(true);
+    expect(
+      await store.putDefinition({ name: "wf", version: 1, definition: def, createdAt: 11 }),
+    ).toBe(false);
+    const head = {
+      name: "wf",
+      latestVersion: 1,
+      releaseState: "ONLINE" as const,
+      createdAt: 10,
+      updatedAt: 10,
+    };
+    expect(await store.putWorkflowHead(head, 0)).toBe(true);
+    expect(await store.putWorkflowHead(head, 0)).toBe(false);
+    expect(await store.putWorkflowHead({ ...head, latestVersion: 2 }, 5)).toBe(false);
+    expect(await store.putWorkflowHead({ ...head, latestVersion: 2 }, 1)).toBe(true);
+    expect((await store.getWorkflowHead("wf"))?.latestVersion).toBe(2);
+    expect((await store.getDefinition("wf", 1))?.definition).toEqual(def);
+    expect(await store.getDefinition("wf", 7)).toBeUndefined();
+    expect((await store.setReleaseState("wf", "OFFLINE", 20))?.releaseState).toBe("OFFLINE");
+    expect(await store.setReleaseState("nope", "OFFLINE", 20)).toBeUndefined();
+  });
+
+  it("lists workflows in pages and deletes every version", async () => {
+    for (const n of ["l1", "l2", "l3"]) {
+      await store.putDefinition({ name: n, version: 1, definition: def, createdAt: 1 });
+      await store.putWorkflowHead(
+        { name: n, latestVersion: 1, releaseState: "ONLINE", createdAt: 1, updatedAt: 1 },
+        0,
+      );
+    }
+    const names: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await store.listWorkflows(1, token);
+      names.push(...page.items.map((w) => w.name));
+      token = page.nextToken;
+    } while (token);
+    expect(names).toEqual(expect.arrayContaining(["l1", "l2", "l3"]));
+    await store.deleteWorkflow("l2");
+    expect(await store.getWorkflowHead("l2")).toBeUndefined();
+    expect(await store.getDefinition("l2", 1)).toBeUndefined();
+    await expect(store.listWorkflows(1, "not-a-token")).rejects.toMatchObject({
+      code: "ValidationError",
+    });
+  });
+
+  it("writes a command once, lets one claimer in, and drops it from the pending index when done", async () => {
+    const cmd = {
+      commandId: "start:c1",
+      type: "START_WORKFLOW" as const,
+      instanceId: "c1",
+      workflow: "wf",
+      version: 1,
+      state: "PENDING" as const,
+      createdAt: 100,
+    };
+    expect(await store.putCommand(cmd)).toBe(true);
+    expect(await store.putCommand(cmd)).toBe(false);
+    expect((await store.listPendingCommands(1000, 10)).map((c) => c.commandId)).toContain(
+      "start:c1",
+    );
+    expect(await store.claimCommand("start:c1", 1000, 60_000)).toBeDefined();
+    expect(await store.claimCommand("start:c1", 1001, 60_000)).toBeUndefined(); // live claim
+    expect(await store.claimCommand("start:c1", 70_000, 60_000)).toBeDefined(); // stale claim taken over
+    await store.completeCommand("start:c1", 70_001);
+    expect(await store.claimCommand("start:c1", 200_000, 60_000)).toBeUndefined();
+    expect((await store.getCommand("start:c1"))?.state).toBe("DONE");
+    expect((await store.listPendingCommands(1_000_000, 10)).map((c) => c.commandId)).not.toContain(
+      "start:c1",
+    );
+  });
+
+  it("updates an instance only from the revision it read", async () => {
+    const inst = instance("i1", "wf", 1000);
+    expect(await store.putInstance(inst)).toBe(true);
+    expect(await store.putInstance(inst)).toBe(false);
+    const next = { ...inst, state: "SUCCESS" as const, rev: 2 };
+    expect(await store.updateInstance(next)).toBe(true);
+    expect(await store.updateInstance(next)).toBe(false); // same revision again: stale
+    expect((await store.getInstance("i1"))?.state).toBe("SUCCESS");
+  });
+
+  it("lists instances newest first, by workflow and state, and knows unfinished ones", async () => {
+    await store.putInstance(instance("x1", "listwf", 1_000, "SUCCESS"));
+    await store.putInstance(instance("x2", "listwf", 2_000, "RUNNING"));
+    await store.putInstance(instance("x3", "other", 3_000, "RUNNING"));
+    const byWf = await store.listInstances({ workflow: "listwf", limit: 10 });
+    expect(byWf.items.map((i) => i.instanceId)).toEqual(["x2", "x1"]);
+    const running = await store.listInstances({ workflow: "listwf", state: "RUNNING", limit: 10 });
+    expect(running.items.map((i) => i.instanceId)).toEqual(["x2"]);
+    const all = await store.listInstances({ limit: 2 });
+    expect(all.items.length).toBe(2);
+    expect(all.nextToken).toBeDefined();
+    expect(await store.hasUnfinishedInstances("listwf")).toBe(true);
+    expect(await store.hasUnfinishedInstances("nothing")).toBe(false);
+  });
+
+  it("claims a task attempt once, fences results by worker, and finds expired leases", async () => {
+    const key = { instanceId: "t1", code: "a", attempt: 1 };
+    expect(await store.putTaskInstance(task("t1", "a", 1))).toBe(true);
+    expect(await store.putTaskInstance(task("t1", "a", 1))).toBe(false);
+    const claim = { state: "RUNNING" as const, worker: "w1", startedAt: 5, leaseExpiresAt: 100 };
+    expect(await store.updateTask(key, ["DISPATCHED"], claim)).toBeDefined();
+    expect(await store.updateTask(key, ["DISPATCHED"], { ...claim, worker: "w2" })).toBeUndefined();
+    expect((await store.listExpiredLeases(101, 10)).map((t) => t.code)).toContain("a");
+    expect((await store.listExpiredLeases(99, 10)).map((t) => t.instanceId)).not.toContain("t1");
+    // Another worker cannot write the result; the lease holder can, once.
+    expect(
+      await store.updateTask(key, ["RUNNING"], { state: "SUCCESS" }, { worker: "w2" }),
+    ).toBeUndefined();
+    expect(
+      await store.updateTask(
+        key,
+        ["RUNNING"],
+        { state: "SUCCESS" },
+        { worker: "w1", removeLease: true },
+      ),
+    ).toBeDefined();
+    expect(
+      await store.updateTask(key, ["RUNNING"], { state: "FAILURE" }, { worker: "w1" }),
+    ).toBeUndefined();
+    expect((await store.listExpiredLeases(1_000_000, 100)).map((t) => t.instanceId)).not.toContain(
+      "t1",
+    );
+    // Lease take-over only when it really expired.
+    const k2 = { instanceId: "t1", code: "b", attempt: 1 };
+    await store.putTaskInstance(task("t1", "b", 1));
+    await store.updateTask(k2, ["DISPATCHED"], { ...claim, leaseExpiresAt: 500 });
+    expect(
+      await store.updateTask(
+        k2,
+        ["RUNNING"],
+        { state: "NEED_FAULT_TOLERANCE" },
+        { leaseExpiredBefore: 400 },
+      ),
+    ).toBeUndefined();
+    expect(
+      await store.updateTask(
+        k2,
+        ["RUNNING"],
+        { state: "NEED_FAULT_TOLERANCE" },
+        { leaseExpiredBefore: 600, removeLease: true },
+      ),
+    ).toBeDefined();
+  });
+
+  it("lists attempts oldest first and all task instances", async () => {
+    for (const attempt of [2, 1, 10]) await store.putTaskInstance(task("t2", "job", attempt));
+    await store.putTaskInstance(task("t2", "job2", 1));
+    expect((await store.listAttempts("t2", "job")).map((t) => t.attempt)).toEqual([1, 2, 10]);
+    expect((await store.listTaskInstances("t2")).length).toBe(4);
+  });
+});
