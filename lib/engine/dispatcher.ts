@@ -49,7 +49,12 @@ async function mapLimit<T>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
 }
 
+/** Instances a dispatcher keeps in memory between events (LRU). */
+const INSTANCE_CACHE_SIZE = 1_000;
+
 export class Dispatcher {
+  private readonly instances = new Map<string, InstanceRecord>();
+
   constructor(private readonly deps: DispatcherDeps) {}
 
   /**
@@ -188,10 +193,11 @@ export class Dispatcher {
       rev: inst.rev + 1,
     };
     assertInstanceTransition(inst.state, next.state);
-    if (!(await this.deps.store.updateInstance(next))) throw new RetryLater();
+    if (!(await this.write(next))) throw new RetryLater();
   }
 
   private async stopInstance(instanceId: string): Promise<void> {
+    this.instances.delete(instanceId);
     let inst = await this.deps.store.getInstance(instanceId);
     if (!inst) throw new RetryLater(); // its start command has not been handled yet
     if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
@@ -199,7 +205,7 @@ export class Dispatcher {
     if (inst.state !== "STOPPING") {
       const stopping: InstanceRecord = { ...inst, state: "STOPPING", rev: inst.rev + 1 };
       assertInstanceTransition(inst.state, stopping.state);
-      if (!(await this.deps.store.updateInstance(stopping))) throw new RetryLater();
+      if (!(await this.write(stopping))) throw new RetryLater();
       inst = stopping;
     }
     // Tasks not yet taken by a worker are killed here; running ones by their worker.
@@ -216,33 +222,56 @@ export class Dispatcher {
       if (killed) outcomes.push({ index, attempt, state: "KILLED" });
       else await this.deps.store.updateTask(key, ["RUNNING"], { killRequested: true });
     });
-    await this.commit(inst, def, applyOutcomes(this.context(inst, def), inst.progress, outcomes));
+    if (
+      !(await this.commit(
+        inst,
+        def,
+        applyOutcomes(this.context(inst, def), inst.progress, outcomes),
+      ))
+    ) {
+      throw new RetryLater();
+    }
   }
 
-  /** Applies task state-change events of one instance. */
+  /**
+   * Applies task state-change events of one instance. The instance comes from this process's
+   * cache when it has it (the FIFO group makes this process its usual writer); a stale copy
+   * only makes the conditional write fail, and then it is read again and the decision redone.
+   * Decisions are monotone in the progress, so what a stale copy dispatched is a duplicate of
+   * what the fresh one dispatches, which the task claim absorbs.
+   */
   async handleTaskEvents(
     instanceId: string,
     events: ReadonlyArray<Extract<EventMessage, { kind: "task" }>>,
   ): Promise<void> {
-    const inst = await this.deps.store.getInstance(instanceId);
-    if (!inst) throw new RetryLater();
-    if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
-    const def = await this.definition(inst);
-    const outcomes: TaskOutcome[] = [];
-    for (const e of events) {
-      const index = def.dag.indexOf(e.code);
-      if (index !== undefined) outcomes.push({ index, attempt: e.attempt, state: e.state });
+    for (let round = 0; round < 3; round++) {
+      const cached = round === 0 ? this.instances.get(instanceId) : undefined;
+      const inst = cached ?? (await this.deps.store.getInstance(instanceId));
+      if (!inst) throw new RetryLater();
+      if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
+      const def = await this.definition(inst);
+      const outcomes: TaskOutcome[] = [];
+      for (const e of events) {
+        const index = def.dag.indexOf(e.code);
+        if (index !== undefined) outcomes.push({ index, attempt: e.attempt, state: e.state });
+      }
+      const result = applyOutcomes(this.context(inst, def), inst.progress, outcomes);
+      if (await this.commit(inst, def, result)) return;
+      this.instances.delete(instanceId);
     }
-    await this.commit(inst, def, applyOutcomes(this.context(inst, def), inst.progress, outcomes));
+    throw new RetryLater();
   }
 
-  /** Dispatches what the decision asks for, then records it with one conditional write. */
+  /**
+   * Dispatches what the decision asks for, then records it with one conditional write.
+   * @returns false when the instance changed meanwhile (nothing recorded).
+   */
   private async commit(
     inst: InstanceRecord,
     def: LoadedDefinition,
     result: AdvanceResult,
-  ): Promise<void> {
-    if (!result.changed) return;
+  ): Promise<boolean> {
+    if (!result.changed) return true;
     await this.dispatch(inst, def, result.dispatch);
     const next: InstanceRecord = { ...inst, progress: result.progress, rev: inst.rev + 1 };
     if (result.finalState) {
@@ -250,7 +279,22 @@ export class Dispatcher {
       next.state = result.finalState;
       next.endedAt = this.deps.now();
     }
-    if (!(await this.deps.store.updateInstance(next))) throw new RetryLater();
+    return this.write(next);
+  }
+
+  /** The conditional instance write; keeps the cache in step with what was written. */
+  private async write(next: InstanceRecord): Promise<boolean> {
+    const ok = await this.deps.store.updateInstance(next);
+    if (!ok || next.state === "STOPPED" || next.state === "SUCCESS" || next.state === "FAILURE") {
+      this.instances.delete(next.instanceId);
+    } else {
+      this.instances.delete(next.instanceId); // re-insert: most recent last (LRU)
+      this.instances.set(next.instanceId, next);
+      if (this.instances.size > INSTANCE_CACHE_SIZE) {
+        this.instances.delete(this.instances.keys().next().value as string);
+      }
+    }
+    return ok;
   }
 
   /** Writes the task instances (if absent) and sends them, highest priority first. */
@@ -278,7 +322,10 @@ export class Dispatcher {
         },
       ),
     );
-    await mapLimit(sorted, 32, async (o) => {
+    // Items and messages go out together: a worker that gets the message first creates the
+    // item with its claim (same fields), and the put then finds it there. Both are done before
+    // the instance write that records the decision.
+    const puts = mapLimit(sorted, 32, async (o) => {
       const task = tasks[o.index];
       if (!task) return;
       const record: TaskInstanceRecord = {
@@ -293,10 +340,10 @@ export class Dispatcher {
         workerGroup: task.workerGroup,
         submittedAt: now,
       };
-      await this.deps.store.putTaskInstance(record); // false = written by an earlier try: fine
+      await this.deps.store.putTaskInstance(record); // false = there already: fine
     });
     const globals = def.definition.params;
-    await this.deps.queues.sendTasks(
+    const sends = this.deps.queues.sendTasks(
       sorted.map((o) => {
         const task = tasks[o.index] as (typeof tasks)[number];
         const message: TaskMessage = {
@@ -307,6 +354,7 @@ export class Dispatcher {
           attempt: o.attempt,
           instancePriority: inst.priority,
           dryRun: inst.dryRun,
+          submittedAt: now,
           task,
           // Precedence: startup > local > global (DolphinScheduler).
           params: { ...globals, ...task.params, ...inst.params },
@@ -314,5 +362,6 @@ export class Dispatcher {
         return { message, workerGroup: task.workerGroup, delaySeconds: o.delaySeconds };
       }),
     );
+    await Promise.all([puts, sends]);
   }
 }

@@ -76,12 +76,28 @@ export class Worker {
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
     if (this.shuttingDown) throw new Error("worker is shutting down");
     const claimedAt = this.deps.now();
-    const claimed = await store.updateTask(key, ["SUBMITTED", "DISPATCHED"], {
-      state: "RUNNING",
-      startedAt: claimedAt,
-      worker: this.id,
-      leaseExpiresAt: claimedAt + this.deps.leaseMs,
-    });
+    // The dispatcher puts the item and sends this message at once: the claim may come first.
+    const claimed = await store.updateTask(
+      key,
+      ["SUBMITTED", "DISPATCHED"],
+      {
+        state: "RUNNING",
+        startedAt: claimedAt,
+        worker: this.id,
+        leaseExpiresAt: claimedAt + this.deps.leaseMs,
+      },
+      {
+        createWith: {
+          ...key,
+          workflow: msg.workflow,
+          type: msg.task.type,
+          state: "DISPATCHED",
+          priority: msg.task.priority,
+          workerGroup: msg.task.workerGroup,
+          submittedAt: msg.submittedAt ?? claimedAt,
+        },
+      },
+    );
     if (!claimed) {
       // Duplicate delivery, or killed before it started. If the attempt is over, its event may
       // have been lost with a crashed worker: sending it again is harmless.

@@ -13,6 +13,8 @@ export interface TaskMessage {
   attempt: number;
   instancePriority: Priority;
   dryRun: boolean;
+  /** When the dispatcher created the attempt, epoch ms. */
+  submittedAt: number;
   task: TaskDefinition;
   /** Global, startup and local parameters merged (startup > local > global). */
   params: Record<string, string>;

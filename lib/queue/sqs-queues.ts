@@ -30,10 +30,22 @@ export interface Queues {
 
 export class SqsQueues implements Queues {
   private readonly urls = new Map<string, Promise<string>>();
+  private pendingEvents: Array<{
+    events: EventMessage[];
+    resolve: () => void;
+    reject: (e: unknown) => void;
+  }> = [];
+  private eventTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly sqs: SQSClient,
-    private readonly opts: { prefix: string; eventsQueueUrl?: string; autoCreateQueues: boolean },
+    private readonly opts: {
+      prefix: string;
+      eventsQueueUrl?: string;
+      autoCreateQueues: boolean;
+      /** Window in which event sends are merged into one request, ms (0: none). */
+      coalesceMs?: number;
+    },
   ) {}
 
   private url(name: string, create?: () => Promise<unknown>): Promise<string> {
@@ -112,8 +124,38 @@ export class SqsQueues implements Queues {
     await Promise.all([...byQueue].map(([url, entries]) => this.sendBatches(url, entries)));
   }
 
-  async sendEvents(events: EventMessage[]): Promise<void> {
-    if (events.length === 0) return;
+  /**
+   * Sends state-change events. Calls within `coalesceMs` of each other share SendMessageBatch
+   * requests (fewer requests per task when many tasks end together); each call resolves once
+   * its own events were accepted, and rejects if they were not.
+   */
+  sendEvents(events: EventMessage[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    if (!this.opts.coalesceMs) return this.sendEventsNow(events);
+    return new Promise((resolve, reject) => {
+      this.pendingEvents.push({ events, resolve, reject });
+      const count = this.pendingEvents.reduce((n, p) => n + p.events.length, 0);
+      if (count >= 10) this.flushEvents();
+      else this.eventTimer ??= setTimeout(() => this.flushEvents(), this.opts.coalesceMs);
+    });
+  }
+
+  private flushEvents(): void {
+    clearTimeout(this.eventTimer);
+    this.eventTimer = undefined;
+    const pending = this.pendingEvents;
+    this.pendingEvents = [];
+    this.sendEventsNow(pending.flatMap((p) => p.events)).then(
+      () => {
+        for (const p of pending) p.resolve();
+      },
+      (e) => {
+        for (const p of pending) p.reject(e);
+      },
+    );
+  }
+
+  private async sendEventsNow(events: EventMessage[]): Promise<void> {
     const url = await this.eventsQueueUrl();
     await this.sendBatches(
       url,

@@ -21,7 +21,12 @@ export interface Emulators {
  * @param ports 0 (the default) picks free ports.
  */
 export async function startEmulators(
-  opts: { dataDir?: string; dynamodbPort?: number; sqsPort?: number } = {},
+  opts: {
+    dataDir?: string;
+    dynamodbPort?: number;
+    sqsPort?: number;
+    only?: "dynamodb" | "sqs";
+  } = {},
 ): Promise<Emulators> {
   let dynamoPath: string | undefined;
   let sqsDir: string | undefined;
@@ -31,6 +36,7 @@ export async function startEmulators(
     mkdirSync(dynamoPath, { recursive: true });
     mkdirSync(sqsDir, { recursive: true });
   }
+  if (opts.only === "sqs") return startSqsOnly(sqsDir, opts.sqsPort);
   const ddb = dynalite({
     ...(dynamoPath ? { path: dynamoPath } : {}),
     createTableMs: 0,
@@ -42,6 +48,13 @@ export async function startEmulators(
     ddb.listen(opts.dynamodbPort ?? 0, "127.0.0.1", () => resolve());
   });
   const dynamoPort = (ddb.address() as AddressInfo).port;
+  if (opts.only === "dynamodb") {
+    return {
+      dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
+      sqsEndpoint: "",
+      stop: () => new Promise<void>((resolve) => ddb.close(() => resolve())),
+    };
+  }
   const sqs = await startFauxqs({
     port: opts.sqsPort ?? 0,
     host: "localhost",
@@ -55,5 +68,19 @@ export async function startEmulators(
       await sqs.stop();
       await new Promise<void>((resolve) => ddb.close(() => resolve()));
     },
+  };
+}
+
+async function startSqsOnly(dataDir: string | undefined, port = 0): Promise<Emulators> {
+  const sqs = await startFauxqs({
+    port,
+    host: "localhost",
+    logger: false,
+    ...(dataDir ? { dataDir } : {}),
+  });
+  return {
+    dynamodbEndpoint: "",
+    sqsEndpoint: `http://127.0.0.1:${sqs.port}`,
+    stop: () => sqs.stop(),
   };
 }

@@ -26,6 +26,8 @@ export interface PollerOptions {
   waitSeconds: number;
   region: string;
   handler: (event: SqsEvent) => Promise<SqsBatchResponse>;
+  /** FIFO queue: a message group unlocks when its messages are deleted, not when they arrive. */
+  fifo?: boolean;
   onError?: (e: unknown) => void;
 }
 
@@ -50,19 +52,26 @@ class Deleter {
     private readonly onError: (e: unknown) => void,
   ) {}
 
-  add(url: string, receiptHandle: string): void {
+  private waiters: Array<() => void> = [];
+
+  /** Queues a delete; resolves once the batch holding it was sent. */
+  add(url: string, receiptHandle: string): Promise<void> {
     const list = this.pending.get(url) ?? [];
     this.pending.set(url, list);
     list.push({ Id: String(this.seq++), ReceiptHandle: receiptHandle });
-    if (list.length >= 10) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), 2);
+    const done = new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (list.length >= 10) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), 2);
+    return done;
   }
 
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batches = [...this.pending];
+    const waiters = this.waiters;
     this.pending = new Map();
+    this.waiters = [];
     const sends = batches.flatMap(([url, list]) => {
       const out: Promise<unknown>[] = [];
       for (let i = 0; i < list.length; i += 10) {
@@ -74,7 +83,9 @@ class Deleter {
       }
       return out;
     });
-    this.flushing = Promise.all(sends).then(() => {});
+    this.flushing = Promise.all(sends).then(() => {
+      for (const w of waiters) w();
+    });
     return this.flushing;
   }
 }
@@ -86,6 +97,7 @@ export class QueuePoller {
   private readonly handlers = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private wake: (() => void) | undefined;
+  private woken = false;
   private readonly deleter: Deleter;
   private loop: Promise<void> | undefined;
   private readonly held: Array<{ url: string; tier: number; msg: Message }> = [];
@@ -107,7 +119,7 @@ export class QueuePoller {
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
     this.abort.abort();
-    this.wake?.();
+    this.signal();
     await this.loop;
     await Promise.race([
       Promise.all(this.handlers),
@@ -120,7 +132,17 @@ export class QueuePoller {
     return this.opts.slots - this.inFlight;
   }
 
+  /** Wakes the loop; a wake-up while it is busy is remembered, never lost. */
+  private signal(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
+  }
+
   private waitForWake(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       this.wake = () => {
         this.wake = undefined;
@@ -155,13 +177,17 @@ export class QueuePoller {
         let got = false;
         for (const [tier, url] of this.opts.queueUrls.entries()) {
           if (tier >= bestHeld || this.free() <= 0) break;
-          if (this.longPolls.has(url)) continue; // empty when asked; its answer comes by itself
+          // A queue with a long poll waiting was empty when asked, and what arrives since is
+          // answered to that poll at once: no need to ask again. Not so for FIFO, where messages
+          // can be there but locked until their group's previous batch is deleted.
+          if (this.longPolls.has(url) && !this.opts.fifo) continue;
           const msgs = await this.receive(url, this.free(), 0);
           if (msgs.length > 0) {
             this.accept(url, msgs);
             got = true;
             break;
           }
+          if (!this.opts.fifo) this.longPoll(url);
         }
         if (got || !this.running) continue;
         if (this.held.length > 0) {
@@ -170,19 +196,7 @@ export class QueuePoller {
           continue;
         }
         // Idle: long-poll every queue at once; whichever answers first is taken.
-        for (const url of this.opts.queueUrls) {
-          if (this.longPolls.has(url)) continue;
-          const p = this.receive(url, this.free(), this.opts.waitSeconds)
-            .then((msgs) => this.accept(url, msgs))
-            .catch((e) => {
-              if (!this.abort.signal.aborted) this.error(e);
-            })
-            .finally(() => {
-              this.longPolls.delete(url);
-              this.wake?.();
-            });
-          this.longPolls.set(url, p);
-        }
+        for (const url of this.opts.queueUrls) this.longPoll(url);
         await this.waitForWake();
       } catch (e) {
         if (!this.running) break;
@@ -191,6 +205,21 @@ export class QueuePoller {
       }
     }
     for (const h of this.held.splice(0)) await this.release(h.url, h.msg, 1);
+  }
+
+  /** Starts a long poll on a queue unless one is waiting there already. */
+  private longPoll(url: string): void {
+    if (this.longPolls.has(url) || !this.running) return;
+    const p = this.receive(url, Math.max(1, this.free()), this.opts.waitSeconds)
+      .then((msgs) => this.accept(url, msgs))
+      .catch((e) => {
+        if (!this.abort.signal.aborted) this.error(e);
+      })
+      .finally(() => {
+        this.longPolls.delete(url);
+        this.signal();
+      });
+    this.longPolls.set(url, p);
   }
 
   /**
@@ -216,7 +245,7 @@ export class QueuePoller {
       const p = this.invoke(url, batch).finally(() => {
         this.inFlight -= batch.length;
         this.handlers.delete(p);
-        this.wake?.();
+        this.signal();
       });
       this.handlers.add(p);
     }
@@ -263,9 +292,13 @@ export class QueuePoller {
       this.error(e);
       failed = new Set(records.map((r) => r.messageId));
     }
+    const deletes: Promise<void>[] = [];
     for (const r of records) {
-      if (!failed.has(r.messageId)) this.deleter.add(url, r.receiptHandle);
+      if (!failed.has(r.messageId)) deletes.push(this.deleter.add(url, r.receiptHandle));
     }
+    // A FIFO message group stays locked until its messages are deleted: hold the slot until then,
+    // so the next receive can see the group's following messages.
+    if (this.opts.fifo) await Promise.all(deletes);
     for (const m of batch) {
       if (!failed.has(m.MessageId ?? "")) continue;
       // Back off 1, 2, 4 … 30 s by receive count instead of the whole visibility timeout.

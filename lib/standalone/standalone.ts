@@ -11,7 +11,8 @@ import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
 import { ENV, loadConfig } from "../aws/config.js";
 import { ensureEventsQueue, ensureTables, ensureTaskQueues } from "../aws/resources.js";
 import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
-import { type Emulators, startEmulators } from "./emulators.js";
+import { startEmulatorProcess } from "./emulator-process.js";
+import type { Emulators } from "./emulators.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
@@ -64,15 +65,7 @@ function standaloneEnv(
 export async function startStandalone(opts: StandaloneOptions): Promise<Standalone> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  let em: Emulators;
-  try {
-    em = await startEmulators({ dataDir });
-  } catch (e) {
-    const msg = String((e as Error).message ?? e);
-    if (/lock/i.test(msg))
-      throw new Error(`the data directory ${dataDir} is in use by another shoal standalone`);
-    throw e;
-  }
+  const em: Emulators = await startEmulatorProcess(dataDir);
   const cleanup: Array<() => Promise<void>> = [() => em.stop()];
   try {
     // Base environment first, so the clients built below point at the emulators.
@@ -105,6 +98,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       waitSeconds: 20,
       region: REGION,
       handler: (event) => runtime.dispatcher.handleBatch(event.Records),
+      fifo: true,
       onError,
     });
     dispatcherPoller.start();

@@ -518,7 +518,12 @@ export class DynamoStore implements Store {
     key: { instanceId: string; code: string; attempt: number },
     from: readonly TaskState[],
     changes: Partial<TaskInstanceRecord>,
-    opts: { worker?: string; removeLease?: boolean; leaseExpiredBefore?: number } = {},
+    opts: {
+      worker?: string;
+      removeLease?: boolean;
+      leaseExpiredBefore?: number;
+      createWith?: TaskInstanceRecord;
+    } = {},
   ): Promise<TaskInstanceRecord | undefined> {
     const names: Record<string, string> = { "#state": "state" };
     const values: Record<string, unknown> = {};
@@ -542,6 +547,17 @@ export class DynamoStore implements Store {
       return `:from${i}`;
     });
     let condition = `#state IN (${states.join(", ")})`;
+    if (opts.createWith) {
+      // Fields of a missing item: set only where absent, so an existing item keeps its own.
+      for (const [k, v] of Object.entries(opts.createWith)) {
+        if (k in changes || k === "instanceId" || k === "state" || v === undefined) continue;
+        names[`#c${n}`] = k;
+        values[`:c${n}`] = v;
+        sets.push(`#c${n} = if_not_exists(#c${n}, :c${n})`);
+        n++;
+      }
+      condition = `(attribute_not_exists(taskKey) OR ${condition})`;
+    }
     if (opts.worker !== undefined) {
       names["#worker"] = "worker";
       values[":worker"] = opts.worker;

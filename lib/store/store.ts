@@ -78,7 +78,13 @@ export interface Store {
     key: { instanceId: string; code: string; attempt: number },
     from: readonly TaskState[],
     changes: Partial<TaskInstanceRecord>,
-    opts?: { worker?: string; removeLease?: boolean; leaseExpiredBefore?: number },
+    opts?: {
+      worker?: string;
+      removeLease?: boolean;
+      leaseExpiredBefore?: number;
+      /** Also succeed when the item does not exist yet, creating it with these fields. */
+      createWith?: TaskInstanceRecord;
+    },
   ): Promise<TaskInstanceRecord | undefined>;
   /** RUNNING task instances whose lease ended before `now`. */
   listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]>;

@@ -219,6 +219,38 @@ describe.each(implementations)("%s conformance", (_name, make) => {
     ).toBeDefined();
   });
 
+  it("lets a claim create a task instance the dispatcher has not written yet, never twice", async () => {
+    const key = { instanceId: "t3", code: "early", attempt: 1 };
+    const base = task("t3", "early", 1);
+    const claim = { state: "RUNNING" as const, worker: "w1", startedAt: 7, leaseExpiresAt: 100 };
+    const created = await store.updateTask(key, ["SUBMITTED", "DISPATCHED"], claim, {
+      createWith: base,
+    });
+    expect(created).toMatchObject({
+      state: "RUNNING",
+      worker: "w1",
+      type: "SHELL",
+      submittedAt: 1,
+    });
+    // The dispatcher's put comes second and finds it; a second claim finds it RUNNING.
+    expect(await store.putTaskInstance(base)).toBe(false);
+    expect(
+      await store.updateTask(
+        key,
+        ["SUBMITTED", "DISPATCHED"],
+        { ...claim, worker: "w2" },
+        { createWith: base },
+      ),
+    ).toBeUndefined();
+    // An existing item keeps its own fields.
+    const k2 = { instanceId: "t3", code: "late", attempt: 1 };
+    await store.putTaskInstance({ ...task("t3", "late", 1), submittedAt: 5 });
+    const c2 = await store.updateTask(k2, ["DISPATCHED"], claim, {
+      createWith: { ...task("t3", "late", 1), submittedAt: 999 },
+    });
+    expect(c2?.submittedAt).toBe(5);
+  });
+
   it("lists attempts oldest first and all task instances", async () => {
     for (const attempt of [2, 1, 10]) await store.putTaskInstance(task("t2", "job", attempt));
     await store.putTaskInstance(task("t2", "job2", 1));
