@@ -53,10 +53,13 @@ export async function startRun(
   checkName(name, "name");
   const body = asObject(parseBody(event), true);
   const head = await deps.store.getWorkflowHead(name);
-  if (!head) throw notFound(`workflow '${name}' does not exist`);
+  if (!head || head.deleted) throw notFound(`workflow '${name}' does not exist`);
   const stored = await deps.store.getDefinition(name, head.latestVersion);
   if (!stored) throw notFound(`workflow '${name}' has no definition`);
   const run = parseRunRequest(body, stored.definition);
+  // Resolved now, so the run's settings show before the dispatcher takes it.
+  run.priority ??= stored.definition.priority;
+  run.failureStrategy ??= stored.definition.failureStrategy;
   if (head.releaseState !== "ONLINE") {
     throw conflict(`workflow '${name}' is OFFLINE; release it ONLINE to run it`);
   }
@@ -93,7 +96,7 @@ async function loadInstance(deps: ApiDeps, id: string): Promise<InstanceRecord |
   const inst = await deps.store.getInstance(id);
   if (inst) return inst;
   const cmd = await deps.store.getCommand(`start:${id}`);
-  if (cmd) return cmd;
+  if (cmd?.state === "PENDING") return cmd;
   throw notFound(`instance '${id}' does not exist`);
 }
 

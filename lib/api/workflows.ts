@@ -36,11 +36,12 @@ export async function putWorkflow(
   for (let tries = 0; tries < 5; tries++) {
     const now = deps.now();
     const head = await deps.store.getWorkflowHead(name);
-    const latest = head ? await deps.store.getDefinition(name, head.latestVersion) : undefined;
-    if (head && latest && sameDefinition(latest.definition, def)) {
-      let current = head;
-      if (def.releaseState && def.releaseState !== head.releaseState) {
-        current = (await deps.store.setReleaseState(name, def.releaseState, now)) ?? head;
+    const live = head && !head.deleted ? head : undefined;
+    const latest = live ? await deps.store.getDefinition(name, live.latestVersion) : undefined;
+    if (live && latest && sameDefinition(latest.definition, def)) {
+      let current = live;
+      if (def.releaseState && def.releaseState !== live.releaseState) {
+        current = (await deps.store.setReleaseState(name, def.releaseState, now)) ?? live;
       }
       return json(200, headResult(current, latest.createdAt));
     }
@@ -52,9 +53,9 @@ export async function putWorkflow(
     const next: WorkflowHead = {
       name,
       latestVersion: version,
-      releaseState: def.releaseState ?? head?.releaseState ?? "ONLINE",
+      releaseState: def.releaseState ?? live?.releaseState ?? "ONLINE",
       ...(def.description !== undefined ? { description: def.description } : {}),
-      createdAt: head?.createdAt ?? now,
+      createdAt: live?.createdAt ?? now,
       updatedAt: now,
     };
     if (await deps.store.putWorkflowHead(next, latestVersion))
@@ -70,7 +71,7 @@ export async function getWorkflow(
 ): Promise<HttpApiResult> {
   checkName(name, "name");
   const head = await deps.store.getWorkflowHead(name);
-  if (!head) throw notFound(`workflow '${name}' does not exist`);
+  if (!head || head.deleted) throw notFound(`workflow '${name}' does not exist`);
   const version = parsePositiveInt(query(event).version, "version") ?? head.latestVersion;
   const stored =
     version <= head.latestVersion ? await deps.store.getDefinition(name, version) : undefined;
@@ -99,8 +100,8 @@ export async function listWorkflows(deps: ApiDeps, event: HttpApiEvent): Promise
 
 export async function deleteWorkflow(deps: ApiDeps, name: string): Promise<HttpApiResult> {
   checkName(name, "name");
-  if (!(await deps.store.getWorkflowHead(name)))
-    throw notFound(`workflow '${name}' does not exist`);
+  const head = await deps.store.getWorkflowHead(name);
+  if (!head || head.deleted) throw notFound(`workflow '${name}' does not exist`);
   if ((await deps.store.hasUnfinishedInstances(name)) || (await deps.store.hasPendingStart(name))) {
     throw conflict(`workflow '${name}' has instances that are not finished; stop them first`);
   }

@@ -18,6 +18,7 @@ export const ENV = {
   leaseRenewSeconds: "SHOAL_LEASE_RENEW_SECONDS",
   autoCreateQueues: "SHOAL_AUTO_CREATE_QUEUES",
   commandResignalSeconds: "SHOAL_COMMAND_RESIGNAL_SECONDS",
+  singleDispatcher: "SHOAL_SINGLE_DISPATCHER",
 } as const;
 
 /** Runtime configuration of handlers and pollers. */
@@ -36,6 +37,8 @@ export interface ShoalConfig {
   autoCreateQueues: boolean;
   /** A command left PENDING this long is signalled again by the sweeper, ms. */
   commandResignalMs: number;
+  /** This process is the only dispatcher (standalone): it may keep instances in memory. */
+  singleDispatcher: boolean;
 }
 
 /** Resource names derived from a prefix (`shoal` unless set). */
@@ -90,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
     leaseRenewMs: num(env, ENV.leaseRenewSeconds, 15) * 1000,
     autoCreateQueues: env[ENV.autoCreateQueues] === "true",
     commandResignalMs: num(env, ENV.commandResignalSeconds, 30) * 1000,
+    singleDispatcher: env[ENV.singleDispatcher] === "true",
   };
 }
 

@@ -22,6 +22,9 @@ export const SLOT = {
   FORCED_SUCCESS: "f",
 } as const;
 
+/** Failovers of one task before it counts as failed. */
+export const MAX_FAILOVERS = 5;
+
 const SATISFIED = new Set<string>([SLOT.OUT, SLOT.SUCCESS, SLOT.FORCED_SUCCESS]);
 
 /** Persisted DAG progress of a workflow instance. */
@@ -117,8 +120,10 @@ export function applyOutcomes(
         break;
       }
       case "NEED_FAULT_TOLERANCE":
-        // Failover: a new attempt elsewhere, not counted against retries (DolphinScheduler).
+        // Failover: a new attempt elsewhere, not counted against retries (DolphinScheduler),
+        // up to MAX_FAILOVERS: a task that kills every worker it runs on must end some time.
         if (ctx.stopping) slots[o.index] = SLOT.KILLED;
+        else if (o.attempt - retriesUsed > MAX_FAILOVERS) slots[o.index] = SLOT.FAILURE;
         else {
           attempts[o.index] = [o.attempt + 1, retriesUsed];
           dispatch.push({ index: o.index, attempt: o.attempt + 1, delaySeconds: 0 });

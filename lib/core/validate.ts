@@ -19,6 +19,8 @@ import {
 
 /** Names of workflows and codes of tasks (API-v1.md). */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/** Worker groups name SQS queues (80 characters of [A-Za-z0-9_-] with Shoal's prefix and suffix). */
+export const WORKER_GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;
 /** Limits chosen so that a definition always fits the stores and messages behind it. */
 export const LIMITS = {
   tasks: 10_000,
@@ -27,6 +29,8 @@ export const LIMITS = {
   httpBodyBytes: 64 * 1024,
   paramCount: 100,
   paramValueBytes: 4 * 1024,
+  urlChars: 2_048,
+  headerBytes: 8 * 1024,
   /** All names and values of one parameter map together (fits an item and a message). */
   paramsTotalBytes: 32 * 1024,
   descriptionChars: 1_024,
@@ -86,7 +90,12 @@ const taskBase = {
   retryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).default(0),
   timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
   timeoutStrategy: z.enum(TIMEOUT_STRATEGIES, { error: "must be WARN or FAIL" }).default("FAIL"),
-  workerGroup: name.default("default"),
+  workerGroup: z
+    .string()
+    .regex(WORKER_GROUP_PATTERN, {
+      error: "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$ (it names SQS queues)",
+    })
+    .default("default"),
   params: params.default({}),
   description: z.string().max(LIMITS.descriptionChars).optional(),
 };
@@ -103,7 +112,9 @@ const statusCode = z.number().int().min(100).max(599);
 const httpTask = z.strictObject({
   ...taskBase,
   type: z.literal("HTTP"),
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  url: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .max(LIMITS.urlChars, { error: `must be at most ${LIMITS.urlChars} characters` }),
   method: z
     .enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], {
       error: "must be an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)",
@@ -115,6 +126,12 @@ const httpTask = z.strictObject({
         .string()
         .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: "header names must be HTTP tokens" }),
       z.string().regex(/^[^\r\n\0]*$/, { error: "header values must not contain CR, LF or NUL" }),
+    )
+    .refine(
+      (h) =>
+        Object.entries(h).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) <=
+        LIMITS.headerBytes,
+      { error: `headers must add up to at most ${LIMITS.headerBytes} bytes`, ...TOO_LARGE },
     )
     .default({}),
   body: bytes(LIMITS.httpBodyBytes).optional(),
@@ -147,7 +164,11 @@ export const workflowSchema = z.strictObject({
 export const runSchema = z.strictObject({
   params: params.default({}),
   priority: priority.optional(),
-  startTasks: z.array(name).min(1, { error: "must name at least one task" }).optional(),
+  startTasks: z
+    .array(name)
+    .min(1, { error: "must name at least one task" })
+    .max(LIMITS.tasks, { error: `at most ${LIMITS.tasks} start tasks` })
+    .optional(),
   taskScope: z
     .enum(TASK_SCOPES, { error: "must be DOWNSTREAM, ONLY or UPSTREAM" })
     .default("DOWNSTREAM"),

@@ -31,6 +31,12 @@ export interface DispatcherDeps {
   now: () => number;
   /** A claim older than this is taken over (the claimer died), ms. */
   commandClaimStaleMs: number;
+  /**
+   * Keep instances in memory between events. Only where this process is the only dispatcher
+   * (standalone): with several (Lambda), a stale copy could dispatch tasks after a stop or a
+   * failure that another process recorded, before its conditional write fails.
+   */
+  cacheInstances?: boolean;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -136,6 +142,14 @@ export class Dispatcher {
     }
     switch (cmd.type) {
       case "START_WORKFLOW":
+        if (!(await this.deps.definitions.get(cmd.workflow, cmd.version))) {
+          // The workflow was deleted after the run was accepted: nothing can start.
+          this.deps.log?.("dispatcher: run dropped, its definition is gone", {
+            commandId,
+            workflow: cmd.workflow,
+          });
+          break;
+        }
         await this.startInstance(cmd);
         break;
       case "STOP":
@@ -234,18 +248,17 @@ export class Dispatcher {
   }
 
   /**
-   * Applies task state-change events of one instance. The instance comes from this process's
-   * cache when it has it (the FIFO group makes this process its usual writer); a stale copy
-   * only makes the conditional write fail, and then it is read again and the decision redone.
-   * Decisions are monotone in the progress, so what a stale copy dispatched is a duplicate of
-   * what the fresh one dispatches, which the task claim absorbs.
+   * Applies task state-change events of one instance. With `cacheInstances` (one dispatcher
+   * process, standalone) the instance comes from memory; a copy that is stale all the same only
+   * makes the conditional write fail, and then it is read again and the decision redone.
    */
   async handleTaskEvents(
     instanceId: string,
     events: ReadonlyArray<Extract<EventMessage, { kind: "task" }>>,
   ): Promise<void> {
     for (let round = 0; round < 3; round++) {
-      const cached = round === 0 ? this.instances.get(instanceId) : undefined;
+      const cached =
+        round === 0 && this.deps.cacheInstances ? this.instances.get(instanceId) : undefined;
       const inst = cached ?? (await this.deps.store.getInstance(instanceId));
       if (!inst) throw new RetryLater();
       if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
@@ -287,7 +300,7 @@ export class Dispatcher {
     const ok = await this.deps.store.updateInstance(next);
     if (!ok || next.state === "STOPPED" || next.state === "SUCCESS" || next.state === "FAILURE") {
       this.instances.delete(next.instanceId);
-    } else {
+    } else if (this.deps.cacheInstances) {
       this.instances.delete(next.instanceId); // re-insert: most recent last (LRU)
       this.instances.set(next.instanceId, next);
       if (this.instances.size > INSTANCE_CACHE_SIZE) {

@@ -40,8 +40,14 @@ export class Sweeper {
       this.deps.now() - this.deps.commandResignalMs,
       PAGE,
     );
+    const now = this.deps.now();
+    let sent = 0;
     for (const cmd of stale) {
-      const resignal = (cmd.resignals ?? 0) + 1;
+      // Back off: the n-th signal waits 2^n resignal periods (capped at 32) after the command.
+      const n = cmd.resignals ?? 0;
+      if (now - cmd.createdAt < this.deps.commandResignalMs * Math.min(32, 2 ** n)) continue;
+      sent++;
+      const resignal = n + 1;
       await store.markResignalled(cmd.commandId, resignal);
       // A new deduplication id (resignal count), or SQS would drop it as a repeat for 5 minutes.
       await queues.sendEvents([
@@ -49,7 +55,7 @@ export class Sweeper {
       ]);
       this.deps.log?.("sweeper: command signalled again", { commandId: cmd.commandId, resignal });
     }
-    return stale.length;
+    return sent;
   }
 
   private async failOverExpiredLeases(): Promise<number> {

@@ -2,6 +2,7 @@
  * Message bodies on Shoal's queues. Task messages carry everything a worker needs, so that a
  * worker reads no definition; event messages are small and idempotent to apply.
  */
+import { createHash } from "node:crypto";
 import type { Priority, TaskDefinition, TaskState } from "../core/model.js";
 
 /** A task attempt for a worker (task queues, one per worker group and priority tier). */
@@ -32,5 +33,5 @@ export function eventDedupId(e: EventMessage): string {
       ? `c:${e.commandId}:${e.resignal ?? 0}`
       : `t:${e.instanceId}:${e.code}:${e.attempt}:${e.state}`;
   // SQS allows 128 characters of [A-Za-z0-9!-/:-@[-`{-~]; codes are safe, long ids are hashed.
-  return raw.length <= 128 ? raw : raw.slice(0, 64) + raw.slice(-64);
+  return raw.length <= 128 ? raw : createHash("sha256").update(raw).digest("hex");
 }

@@ -28,6 +28,9 @@ export interface Queues {
   queueUrlFromArn(arn: string): Promise<string>;
 }
 
+/** SendMessageBatch takes 10 entries and 1 MiB in all; a margin for attributes. */
+const MAX_BATCH_BYTES = 1024 * 1024 - 16 * 1024;
+
 export class SqsQueues implements Queues {
   private readonly urls = new Map<string, Promise<string>>();
   private pendingEvents: Array<{
@@ -89,10 +92,24 @@ export class SqsQueues implements Queues {
     return this.url(resourceNames(this.opts.prefix).eventsQueue);
   }
 
+  /** Batches of at most 10 entries and MAX_BATCH_BYTES of bodies (SendMessageBatch limits). */
   private async sendBatches(url: string, entries: SendMessageBatchRequestEntry[]): Promise<void> {
+    const chunks: SendMessageBatchRequestEntry[][] = [];
+    let chunk: SendMessageBatchRequestEntry[] = [];
+    let bytes = 0;
+    for (const e of entries) {
+      const size = Buffer.byteLength(e.MessageBody ?? "");
+      if (chunk.length === 10 || (chunk.length > 0 && bytes + size > MAX_BATCH_BYTES)) {
+        chunks.push(chunk);
+        chunk = [];
+        bytes = 0;
+      }
+      chunk.push(e);
+      bytes += size;
+    }
+    if (chunk.length > 0) chunks.push(chunk);
     const sends: Promise<void>[] = [];
-    for (let i = 0; i < entries.length; i += 10) {
-      const chunk = entries.slice(i, i + 10);
+    for (const chunk of chunks) {
       sends.push(
         this.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: chunk })).then((r) => {
           if (r.Failed && r.Failed.length > 0) {

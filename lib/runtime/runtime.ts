@@ -50,6 +50,7 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
       definitions,
       now,
       commandClaimStaleMs: 60_000,
+      cacheInstances: config.singleDispatcher,
       log,
     }),
     worker: new Worker({

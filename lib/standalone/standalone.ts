@@ -58,6 +58,7 @@ function standaloneEnv(
     [ENV.leaseRenewSeconds]: "1",
     [ENV.autoCreateQueues]: "true",
     [ENV.commandResignalSeconds]: "10",
+    [ENV.singleDispatcher]: "true",
   };
 }
 

@@ -179,7 +179,7 @@ export class DynamoStore implements Store {
           TableName: this.tables.workflows,
           Key: { name, version: 0 },
           UpdateExpression: "SET releaseState = :s, updatedAt = :now",
-          ConditionExpression: "attribute_exists(#n)",
+          ConditionExpression: "attribute_exists(#n) AND attribute_not_exists(deleted)",
           ExpressionAttributeNames: { "#n": "name" },
           ExpressionAttributeValues: { ":s": state, ":now": now },
           ReturnValues: "ALL_NEW",
@@ -246,13 +246,11 @@ export class DynamoStore implements Store {
   async deleteWorkflow(name: string): Promise<void> {
     const keys = await this.queryAll({
       TableName: this.tables.workflows,
-      KeyConditionExpression: "#n = :n",
+      KeyConditionExpression: "#n = :n AND version > :zero",
       ExpressionAttributeNames: { "#n": "name" },
-      ExpressionAttributeValues: { ":n": name },
+      ExpressionAttributeValues: { ":n": name, ":zero": 0 },
       ProjectionExpression: "#n, version",
     });
-    // Head last, so a crash half-way leaves a listed workflow that can be deleted again.
-    keys.sort((a, b) => (b.version as number) - (a.version as number));
     for (let i = 0; i < keys.length; i += 25) {
       let items: Item[] = keys.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: k } }));
       for (let tries = 0; items.length > 0 && tries < 10; tries++) {
@@ -262,6 +260,17 @@ export class DynamoStore implements Store {
         items = (r.UnprocessedItems?.[this.tables.workflows] ?? []) as Item[];
       }
     }
+    // The head becomes a tombstone (unlisted) that remembers the last version number.
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tables.workflows,
+        Key: { name, version: 0 },
+        UpdateExpression: "SET deleted = :t REMOVE listKey, description",
+        ConditionExpression: "attribute_exists(#n)",
+        ExpressionAttributeNames: { "#n": "name" },
+        ExpressionAttributeValues: { ":t": true },
+      }),
+    );
   }
 
   // ---- commands ----

@@ -25,6 +25,11 @@ export interface WorkflowHead {
   description?: string;
   createdAt: number;
   updatedAt: number;
+  /**
+   * A deleted workflow keeps its head as a tombstone, so that version numbers are never reused
+   * (definitions are cached by name and version).
+   */
+  deleted?: boolean;
 }
 
 /** One immutable version of a definition. */

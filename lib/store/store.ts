@@ -22,6 +22,7 @@ export interface ListInstancesQuery {
 
 export interface Store {
   // Workflow definitions
+  /** The head, including a deleted workflow's tombstone (`deleted: true`). */
   getWorkflowHead(name: string): Promise<WorkflowHead | undefined>;
   getDefinition(name: string, version: number): Promise<StoredDefinition | undefined>;
   /** Writes version `def.version` if absent. */
@@ -34,7 +35,7 @@ export interface Store {
     now: number,
   ): Promise<WorkflowHead | undefined>;
   listWorkflows(limit: number, nextToken?: string): Promise<Page<WorkflowHead>>;
-  /** Removes the head and every version. */
+  /** Removes every version; the head stays as a tombstone. */
   deleteWorkflow(name: string): Promise<void>;
 
   // Commands

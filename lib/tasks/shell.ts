@@ -33,12 +33,32 @@ function pipeLines(stream: Readable, write: (line: string) => void): Promise<voi
   });
 }
 
+/**
+ * The worker's environment minus its own static AWS credentials and Shoal's settings: a task
+ * gets its own permissions (an instance or task role reaches it through the SDK's usual
+ * providers), never the scheduler's keys.
+ */
+function taskBaseEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) {
+    if (
+      k === "AWS_ACCESS_KEY_ID" ||
+      k === "AWS_SECRET_ACCESS_KEY" ||
+      k === "AWS_SESSION_TOKEN" ||
+      k.startsWith("SHOAL_")
+    ) {
+      delete env[k];
+    }
+  }
+  return env;
+}
+
 export const runShell: TaskPlugin = async (ctx) => {
   if (ctx.task.type !== "SHELL") throw new Error("runShell needs a SHELL task");
   const { task, log } = ctx;
   const child = spawn("/bin/sh", ["-c", task.command], {
     cwd: ctx.workDir,
-    env: { ...process.env, ...ctx.env },
+    env: { ...taskBaseEnv(), ...ctx.env },
     detached: true, // own process group
     stdio: ["ignore", "pipe", "pipe"],
   });

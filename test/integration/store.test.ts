@@ -112,8 +112,25 @@ describe.each(implementations)("%s conformance", (_name, make) => {
     } while (token);
     expect(names).toEqual(expect.arrayContaining(["l1", "l2", "l3"]));
     await store.deleteWorkflow("l2");
-    expect(await store.getWorkflowHead("l2")).toBeUndefined();
+    // A tombstone head remembers the last version, unlisted; the versions are gone.
+    expect(await store.getWorkflowHead("l2")).toMatchObject({ deleted: true, latestVersion: 1 });
     expect(await store.getDefinition("l2", 1)).toBeUndefined();
+    expect(await store.setReleaseState("l2", "OFFLINE", 5)).toBeUndefined();
+    const after: string[] = [];
+    let t: string | undefined;
+    do {
+      const page = await store.listWorkflows(10, t);
+      after.push(...page.items.map((w) => w.name));
+      t = page.nextToken;
+    } while (t);
+    expect(after).not.toContain("l2");
+    expect(
+      await store.putWorkflowHead(
+        { name: "l2", latestVersion: 2, releaseState: "ONLINE", createdAt: 9, updatedAt: 9 },
+        1,
+      ),
+    ).toBe(true);
+    expect((await store.getWorkflowHead("l2"))?.deleted).toBeUndefined();
     await expect(store.listWorkflows(1, "not-a-token")).rejects.toMatchObject({
       code: "ValidationError",
     });

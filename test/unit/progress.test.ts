@@ -615,3 +615,20 @@ describe("progressCounts and activeTasks", () => {
     expect(attemptOf({ slots: "D", attempts: { 0: [3, 2] } }, 0)).toBe(3);
   });
 });
+
+describe("applyOutcomes: failover limit", () => {
+  it("fails a task that needed failover more than MAX_FAILOVERS times", async () => {
+    const { MAX_FAILOVERS } = await import("../../lib/core/progress.js");
+    const ctx = context([t("a")]);
+    let r = start(ctx);
+    for (let attempt = 1; attempt <= MAX_FAILOVERS; attempt++) {
+      r = applyOutcomes(ctx, r.progress, [{ index: 0, attempt, state: "NEED_FAULT_TOLERANCE" }]);
+      expect(r.dispatch).toEqual([{ index: 0, attempt: attempt + 1, delaySeconds: 0 }]);
+    }
+    r = applyOutcomes(ctx, r.progress, [
+      { index: 0, attempt: MAX_FAILOVERS + 1, state: "NEED_FAULT_TOLERANCE" },
+    ]);
+    expect(r.dispatch).toEqual([]);
+    expect(r.finalState).toBe("FAILURE");
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * Task behaviour through a running `shoal standalone`: HTTP tasks, retries with their attempts,
+ * timeouts, failure strategies, dry runs, logs, and an external `shoal worker` serving tasks.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../helpers/poll.js";
+import {
+  api,
+  REPO,
+  type RunningStandalone,
+  startStandaloneProcess,
+  waitFinal,
+} from "../helpers/standalone.js";
+
+interface Task {
+  code: string;
+  state: string;
+  attempt: number;
+  exitCode?: number;
+  error?: string;
+}
+
+describe("tasks in shoal standalone", () => {
+  let sa: RunningStandalone;
+  let hook: Server;
+  let hookUrl: string;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    sa = await startStandaloneProcess({
+      dataDir: mkdtempSync(join(tmpdir(), "shoal-tasks-")),
+      workers: 4,
+    });
+    hook = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      res.writeHead(req.url === "/fail" ? 503 : 200, { "content-type": "text/plain" });
+      res.end(req.url === "/fail" ? "down" : "ok");
+    });
+    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", () => r()));
+    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await sa?.stop();
+    hook?.close();
+  });
+
+  async function runWorkflow(name: string, def: unknown, run: unknown = {}) {
+    const put = await api(sa.url, "PUT", `/v1/workflows/${name}`, def);
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    const r = await api(sa.url, "POST", `/v1/workflows/${name}/runs`, run);
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    return waitFinal(sa.url, r.body.instanceId, 60_000);
+  }
+
+  const byCode = (inst: { tasks: Task[] }) =>
+    Object.fromEntries(inst.tasks.map((t) => [t.code, t]));
+
+  it("runs HTTP tasks and judges them by expectStatus", async () => {
+    const inst = await runWorkflow("http-tasks", {
+      failureStrategy: "CONTINUE",
+      tasks: [
+        { code: "ok", type: "HTTP", url: `${hookUrl}/ok`, method: "POST", body: "{}" },
+        { code: "down", type: "HTTP", url: `${hookUrl}/fail` },
+        { code: "accepts503", type: "HTTP", url: `${hookUrl}/fail`, expectStatus: [500, 599] },
+      ],
+    });
+    expect(inst.state).toBe("FAILURE");
+    const t = byCode(inst);
+    expect(t.ok?.state).toBe("SUCCESS");
+    expect(t.accepts503?.state).toBe("SUCCESS");
+    expect(t.down?.state).toBe("FAILURE");
+    expect(t.down?.error).toMatch(/503/);
+    expect(hits).toContain("POST /ok");
+  });
+
+  it("retries a failing task, keeping every attempt and its own log", async () => {
+    const inst = await runWorkflow("flaky", {
+      tasks: [
+        {
+          code: "flaky",
+          type: "SHELL",
+          retries: 2,
+          retryIntervalSeconds: 1,
+          // Fails twice, then succeeds: the attempt number comes from the environment.
+          command: 'echo "attempt $SHOAL_ATTEMPT"; [ "$SHOAL_ATTEMPT" -ge 3 ]',
+        },
+      ],
+    });
+    expect(inst.state).toBe("SUCCESS");
+    const attempts = (
+      await api(sa.url, "GET", `/v1/instances/${inst.instanceId}/tasks/flaky/attempts`)
+    ).body.items;
+    expect(attempts.map((a: Task) => [a.attempt, a.state, a.exitCode])).toEqual([
+      [1, "FAILURE", 1],
+      [2, "FAILURE", 1],
+      [3, "SUCCESS", 0],
+    ]);
+    const log2 = (
+      await api(sa.url, "GET", `/v1/instances/${inst.instanceId}/tasks/flaky/log?attempt=2`)
+    ).body;
+    expect(log2.lines.map((l: { message: string }) => l.message)).toContain("attempt 2");
+    expect(log2.nextToken).toBeUndefined(); // finished: nothing more to follow
+  });
+
+  it("fails a task at its timeout and, under END, starts nothing after it", async () => {
+    const inst = await runWorkflow("slow", {
+      tasks: [
+        { code: "slow", type: "SHELL", timeoutSeconds: 1, command: "sleep 30" },
+        { code: "next", type: "SHELL", upstream: ["slow"], command: "true" },
+      ],
+    });
+    expect(inst.state).toBe("FAILURE");
+    expect(inst.tasks.map((t: Task) => t.code)).toEqual(["slow"]);
+    expect(inst.tasks[0].error).toMatch(/timed out after 1s/);
+  });
+
+  it("CONTINUE runs what does not depend on the failure", async () => {
+    const inst = await runWorkflow("branches", {
+      failureStrategy: "CONTINUE",
+      tasks: [
+        { code: "bad", type: "SHELL", command: "exit 3" },
+        { code: "after_bad", type: "SHELL", upstream: ["bad"], command: "true" },
+        { code: "good", type: "SHELL", command: "true" },
+        { code: "after_good", type: "SHELL", upstream: ["good"], command: "true" },
+      ],
+    });
+    expect(inst.state).toBe("FAILURE");
+    const t = byCode(inst);
+    expect(t.bad?.exitCode).toBe(3);
+    expect(t.after_good?.state).toBe("SUCCESS");
+    expect(t.after_bad).toBeUndefined();
+  });
+
+  it("a dry run passes every task through its states without running it", async () => {
+    const inst = await runWorkflow(
+      "dry",
+      {
+        tasks: [
+          { code: "boom", type: "SHELL", command: "exit 1" },
+          { code: "then", type: "SHELL", upstream: ["boom"], command: "exit 1" },
+        ],
+      },
+      { dryRun: true },
+    );
+    expect(inst.state).toBe("SUCCESS");
+    expect(inst.dryRun).toBe(true);
+    const log = (await api(sa.url, "GET", `/v1/instances/${inst.instanceId}/tasks/boom/log`)).body;
+    expect(log.lines.map((l: { message: string }) => l.message).join("\n")).toMatch(/dry run/);
+  });
+
+  it("starts from a task with its scope and keeps startup parameters", async () => {
+    const inst = await runWorkflow(
+      "scoped",
+      {
+        params: { greeting: "hello" },
+        tasks: [
+          { code: "a", type: "SHELL", command: "true" },
+          { code: "b", type: "SHELL", upstream: ["a"], command: 'echo "$greeting $who"' },
+          { code: "c", type: "SHELL", upstream: ["b"], command: "true" },
+        ],
+      },
+      { startTasks: ["b"], taskScope: "ONLY", params: { who: "world" } },
+    );
+    expect(inst.state).toBe("SUCCESS");
+    expect(inst.tasks.map((t: Task) => t.code)).toEqual(["b"]);
+    const log = (await api(sa.url, "GET", `/v1/instances/${inst.instanceId}/tasks/b/log`)).body;
+    expect(log.lines.map((l: { message: string }) => l.message)).toContain("hello world");
+  });
+});
+
+it("with --workers 0, an external `shoal worker` started with endpoints.env runs the tasks", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "shoal-extworker-"));
+  const sa = await startStandaloneProcess({ dataDir: dir, workers: 0 });
+  const worker = spawn(
+    process.execPath,
+    [join(REPO, "bin/shoal.js"), "worker", "--concurrency", "2"],
+    {
+      cwd: REPO,
+      env: { ...process.env, SHOAL_ENV_FILE: join(dir, "endpoints.env"), SHOAL_QUIET: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  worker.stdout.on("data", (d) => {
+    out += d;
+  });
+  try {
+    await until(() => out.includes("shoal worker"), { what: "the worker to start" });
+    await api(sa.url, "PUT", "/v1/workflows/ext", {
+      tasks: [{ code: "a", type: "SHELL", command: "echo from-worker" }],
+    });
+    const run = await api(sa.url, "POST", "/v1/workflows/ext/runs", {});
+    const inst = await waitFinal(sa.url, run.body.instanceId, 30_000);
+    expect(inst.state).toBe("SUCCESS");
+    expect(inst.tasks[0].worker).toContain(String(worker.pid));
+  } finally {
+    worker.kill("SIGINT");
+    await new Promise((r) => worker.once("exit", r));
+    await sa.stop();
+  }
+  expect(worker.exitCode ?? 0).toBe(0);
+}, 90_000);

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { eventDedupId } from "../../lib/queue/messages.js";
+
+describe("eventDedupId", () => {
+  it("is at most 128 characters and distinct for events that differ anywhere", () => {
+    const code = (mid: string) => `${"a".repeat(60)}${mid}${"b".repeat(60)}`;
+    const one = eventDedupId({
+      kind: "task",
+      instanceId: "i",
+      code: code("x"),
+      attempt: 1,
+      state: "SUCCESS",
+    });
+    const two = eventDedupId({
+      kind: "task",
+      instanceId: "i",
+      code: code("y"),
+      attempt: 1,
+      state: "SUCCESS",
+    });
+    expect(one.length).toBeLessThanOrEqual(128);
+    expect(one).not.toBe(two);
+  });
+
+  it("differs by attempt, state and resignal count", () => {
+    const base = {
+      kind: "task" as const,
+      instanceId: "i",
+      code: "c",
+      attempt: 1,
+      state: "SUCCESS" as const,
+    };
+    expect(eventDedupId(base)).not.toBe(eventDedupId({ ...base, attempt: 2 }));
+    expect(eventDedupId(base)).not.toBe(eventDedupId({ ...base, state: "FAILURE" }));
+    const cmd = { kind: "command" as const, commandId: "start:x", instanceId: "x" };
+    expect(eventDedupId(cmd)).not.toBe(eventDedupId({ ...cmd, resignal: 1 }));
+  });
+});
