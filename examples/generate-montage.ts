@@ -4,25 +4,25 @@
  *
  *   npx tsx examples/generate-montage.ts [path/to/montage-chameleon-2mass-005d-001.json]
  *
- * Without an argument the trace is read from ../shared/workloads/wfcommons/ next to the repo.
+ * Without an argument the trace is read from examples/wfcommons/ (shipped, gzipped).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Document } from "yaml";
 import { convertWfcommons } from "../lib/import/wfcommons.js";
+import { readWfcommonsFile } from "../lib/import/wfcommons-file.js";
 
-const TRACE = "montage-chameleon-2mass-005d-001.json";
+const TRACE = "montage-chameleon-2mass-005d-001.json.gz";
 const TIME_SCALE = 0.1;
 
 const tracePath =
-  process.argv[2] ??
-  fileURLToPath(new URL(`../../shared/workloads/wfcommons/${TRACE}`, import.meta.url));
+  process.argv[2] ?? fileURLToPath(new URL(`./wfcommons/${TRACE}`, import.meta.url));
 const outPath = fileURLToPath(new URL("./montage.yaml", import.meta.url));
 
-const conversion = convertWfcommons(JSON.parse(readFileSync(tracePath, "utf8")), {
+const conversion = convertWfcommons(readWfcommonsFile(tracePath), {
   timeScale: TIME_SCALE,
-  source: basename(tracePath),
+  source: basename(tracePath).replace(/\.gz$/, ""),
 });
 
 const doc = new Document({ name: "montage", ...conversion.definition });

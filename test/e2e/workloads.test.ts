@@ -7,9 +7,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WFCOMMONS_DIR } from "../../lib/import/wfcommons-file.js";
 import { api, cli, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
-
-const WORKLOADS = new URL("../../../shared/workloads/wfcommons/", import.meta.url).pathname;
 
 interface Task {
   code: string;
@@ -37,7 +36,7 @@ describe("WfCommons workflows in shoal standalone", () => {
       [
         "import",
         "wfcommons",
-        join(WORKLOADS, file),
+        join(WFCOMMONS_DIR, `${file}.gz`),
         "--name",
         name,
         "--time-scale",

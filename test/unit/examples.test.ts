@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { convertWfcommons } from "../../lib/import/wfcommons.js";
+import { readWfcommonsFile, WFCOMMONS_DIR } from "../../lib/import/wfcommons-file.js";
 
 const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
 const CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -71,12 +72,9 @@ describe("examples/*.yaml", () => {
     });
   }
 
-  it("montage.yaml is what generate-montage.ts produces from the shared trace", () => {
-    const trace = new URL(
-      "../../../shared/workloads/wfcommons/montage-chameleon-2mass-005d-001.json",
-      import.meta.url,
-    );
-    const expected = convertWfcommons(JSON.parse(readFileSync(trace, "utf8")), {
+  it("montage.yaml is what generate-montage.ts produces from the shipped trace", () => {
+    const trace = join(WFCOMMONS_DIR, "montage-chameleon-2mass-005d-001.json.gz");
+    const expected = convertWfcommons(readWfcommonsFile(trace), {
       timeScale: 0.1,
       source: "montage-chameleon-2mass-005d-001.json",
     });

@@ -1,15 +1,15 @@
-import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { convertWfcommons } from "../../lib/import/wfcommons.js";
+import { readWfcommonsFile, WFCOMMONS_DIR } from "../../lib/import/wfcommons-file.js";
 
-const TRACES = new URL("../../../shared/workloads/wfcommons/", import.meta.url);
 const CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 function loadTrace(file: string): unknown {
-  return JSON.parse(readFileSync(new URL(file, TRACES), "utf8"));
+  return readWfcommonsFile(join(WFCOMMONS_DIR, `${file}.gz`));
 }
 
-// Figures of shared/workloads/wfcommons/README.md (unscaled seconds); the README rounds the
+// Figures of examples/wfcommons/README.md (unscaled seconds); the README rounds the
 // critical paths (21.4, 5.4, 237.6, 1,084), these are the unrounded values.
 const CASES = [
   { file: "montage-chameleon-2mass-005d-001.json", tasks: 58, edges: 114, cp: 21.385, work: 222 },

@@ -1,8 +1,9 @@
 /** `shoal import wfcommons FILE --name NAME`: turn a WfCommons trace into a workflow. */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Command } from "commander";
 import { stringify } from "yaml";
+import { readWfcommonsFile } from "../../import/wfcommons-file.js";
 import type { WorkflowWritten } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { CliError } from "../errors.js";
@@ -58,19 +59,10 @@ export function registerImport(program: Command, ctx: CliContext): void {
 }
 
 async function readJson(file: string): Promise<unknown> {
-  let text: string;
   try {
-    text = await readFile(file, "utf8");
+    return readWfcommonsFile(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(
-      `cannot read ${file}: ${code === "ENOENT" ? "no such file" : (code ?? String(err))}`,
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`${file}: invalid JSON: ${(err as Error).message}`);
+    throw new CliError((err as Error).message);
   }
 }
 
