@@ -14,6 +14,7 @@ import {
 import { resourceNames } from "../aws/config.js";
 import { ensureTaskQueues } from "../aws/resources.js";
 import type { Priority } from "../core/model.js";
+import { Batcher } from "./batcher.js";
 import { type EventMessage, eventDedupId, type TaskMessage } from "./messages.js";
 
 /** The queue side of the engine (one implementation: SQS; tests run it against fauxqs). */
@@ -33,12 +34,13 @@ const MAX_BATCH_BYTES = 1024 * 1024 - 16 * 1024;
 
 export class SqsQueues implements Queues {
   private readonly urls = new Map<string, Promise<string>>();
-  private pendingEvents: Array<{
-    events: EventMessage[];
-    resolve: () => void;
-    reject: (e: unknown) => void;
-  }> = [];
-  private eventTimer: NodeJS.Timeout | undefined;
+  private readonly eventBatcher = new Batcher<EventMessage>(
+    (events) => this.sendEventsNow(events),
+    {
+      maxBatch: 10,
+      maxInFlight: 2,
+    },
+  );
 
   constructor(
     private readonly sqs: SQSClient,
@@ -46,8 +48,8 @@ export class SqsQueues implements Queues {
       prefix: string;
       eventsQueueUrl?: string;
       autoCreateQueues: boolean;
-      /** Window in which event sends are merged into one request, ms (0: none). */
-      coalesceMs?: number;
+      /** Merge event sends of concurrent callers into batches (see sendEvents). */
+      coalesce?: boolean;
     },
   ) {}
 
@@ -142,34 +144,15 @@ export class SqsQueues implements Queues {
   }
 
   /**
-   * Sends state-change events. Calls within `coalesceMs` of each other share SendMessageBatch
-   * requests (fewer requests per task when many tasks end together); each call resolves once
-   * its own events were accepted, and rejects if they were not.
+   * Sends state-change events. With `coalesce`, single events travel through a natural batcher
+   * (sent at once unless two sends are under way, then together with what queued meanwhile):
+   * fewer requests when many tasks end together, no added latency when one does. Resolves once
+   * the events were accepted; rejects if they were not.
    */
   sendEvents(events: EventMessage[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    if (!this.opts.coalesceMs) return this.sendEventsNow(events);
-    return new Promise((resolve, reject) => {
-      this.pendingEvents.push({ events, resolve, reject });
-      const count = this.pendingEvents.reduce((n, p) => n + p.events.length, 0);
-      if (count >= 10) this.flushEvents();
-      else this.eventTimer ??= setTimeout(() => this.flushEvents(), this.opts.coalesceMs);
-    });
-  }
-
-  private flushEvents(): void {
-    clearTimeout(this.eventTimer);
-    this.eventTimer = undefined;
-    const pending = this.pendingEvents;
-    this.pendingEvents = [];
-    this.sendEventsNow(pending.flatMap((p) => p.events)).then(
-      () => {
-        for (const p of pending) p.resolve();
-      },
-      (e) => {
-        for (const p of pending) p.reject(e);
-      },
-    );
+    if (!this.opts.coalesce || events.length > 1) return this.sendEventsNow(events);
+    return this.eventBatcher.add(events[0] as EventMessage);
   }
 
   private async sendEventsNow(events: EventMessage[]): Promise<void> {

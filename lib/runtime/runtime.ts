@@ -36,7 +36,7 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
     prefix: config.prefix,
     ...(config.eventsQueueUrl ? { eventsQueueUrl: config.eventsQueueUrl } : {}),
     autoCreateQueues: config.autoCreateQueues,
-    coalesceMs: 1,
+    coalesce: true,
   });
   const logs = new FileTaskLogs(join(config.dataDir, "logs"));
   const definitions = new DefinitionCache(store);

@@ -13,6 +13,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from "../engine/lambda-events.js";
+import { Batcher } from "../queue/batcher.js";
 
 export interface PollerOptions {
   sqs: SQSClient;
@@ -28,6 +29,11 @@ export interface PollerOptions {
   handler: (event: SqsEvent) => Promise<SqsBatchResponse>;
   /** FIFO queue: a message group unlocks when its messages are deleted, not when they arrive. */
   fifo?: boolean;
+  /**
+   * Also receive this many messages beyond the free slots and hold them (fewer receives per
+   * message); held messages still give way to higher tiers. 0 for FIFO queues.
+   */
+  prefetch?: number;
   onError?: (e: unknown) => void;
 }
 
@@ -40,53 +46,42 @@ function arnOf(url: string, region: string): string {
 /** Messages a poller may hold beyond its free slots (answers of long polls that came late). */
 const MAX_HELD = 10;
 
-/** Coalesces deletes into DeleteMessageBatch calls of up to 10. */
+/** Deletes through one natural batcher per queue (DeleteMessageBatch takes 10). */
 class Deleter {
-  private pending = new Map<string, Array<{ Id: string; ReceiptHandle: string }>>();
-  private timer: NodeJS.Timeout | undefined;
-  private seq = 0;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly batchers = new Map<string, Batcher<string>>();
+  private readonly all = new Set<Promise<void>>();
 
   constructor(
     private readonly sqs: SQSClient,
     private readonly onError: (e: unknown) => void,
   ) {}
 
-  private waiters: Array<() => void> = [];
-
-  /** Queues a delete; resolves once the batch holding it was sent. */
+  /** Resolves once the delete was sent (errors are reported, not thrown). */
   add(url: string, receiptHandle: string): Promise<void> {
-    const list = this.pending.get(url) ?? [];
-    this.pending.set(url, list);
-    list.push({ Id: String(this.seq++), ReceiptHandle: receiptHandle });
-    const done = new Promise<void>((resolve) => this.waiters.push(resolve));
-    if (list.length >= 10) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), 2);
-    return done;
+    let b = this.batchers.get(url);
+    if (!b) {
+      b = new Batcher<string>(
+        async (handles) => {
+          await this.sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: url,
+              Entries: handles.map((h, i) => ({ Id: String(i), ReceiptHandle: h })),
+            }),
+          );
+        },
+        { maxBatch: 10, maxInFlight: 2 },
+      );
+      this.batchers.set(url, b);
+    }
+    const p = b.add(receiptHandle).catch(this.onError);
+    this.all.add(p);
+    void p.finally(() => this.all.delete(p));
+    return p;
   }
 
-  flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const batches = [...this.pending];
-    const waiters = this.waiters;
-    this.pending = new Map();
-    this.waiters = [];
-    const sends = batches.flatMap(([url, list]) => {
-      const out: Promise<unknown>[] = [];
-      for (let i = 0; i < list.length; i += 10) {
-        out.push(
-          this.sqs
-            .send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: list.slice(i, i + 10) }))
-            .catch(this.onError),
-        );
-      }
-      return out;
-    });
-    this.flushing = Promise.all(sends).then(() => {
-      for (const w of waiters) w();
-    });
-    return this.flushing;
+  /** Waits for every delete under way. */
+  async flush(): Promise<void> {
+    await Promise.all(this.all);
   }
 }
 
@@ -130,6 +125,12 @@ export class QueuePoller {
 
   private free(): number {
     return this.opts.slots - this.inFlight;
+  }
+
+  /** How many messages one receive asks for: the free slots plus room for prefetching. */
+  private wanted(): number {
+    const room = Math.max(0, Math.min(this.opts.prefetch ?? 0, MAX_HELD - this.held.length));
+    return Math.min(10, this.free() + room);
   }
 
   /** Wakes the loop; a wake-up while it is busy is remembered, never lost. */
@@ -181,7 +182,7 @@ export class QueuePoller {
           // answered to that poll at once: no need to ask again. Not so for FIFO, where messages
           // can be there but locked until their group's previous batch is deleted.
           if (this.longPolls.has(url) && !this.opts.fifo) continue;
-          const msgs = await this.receive(url, this.free(), 0);
+          const msgs = await this.receive(url, this.wanted(), 0);
           if (msgs.length > 0) {
             this.accept(url, msgs);
             got = true;
@@ -210,7 +211,7 @@ export class QueuePoller {
   /** Starts a long poll on a queue unless one is waiting there already. */
   private longPoll(url: string): void {
     if (this.longPolls.has(url) || !this.running) return;
-    const p = this.receive(url, Math.max(1, this.free()), this.opts.waitSeconds)
+    const p = this.receive(url, Math.max(1, this.wanted()), this.opts.waitSeconds)
       .then((msgs) => this.accept(url, msgs))
       .catch((e) => {
         if (!this.abort.signal.aborted) this.error(e);

@@ -111,6 +111,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         queueUrls: taskUrls,
         slots: opts.workers,
         batchSize: 1,
+        prefetch: Math.min(10, opts.workers),
         waitSeconds: 20,
         region: REGION,
         handler: (event) => runtime.worker.handleBatch(event.Records),

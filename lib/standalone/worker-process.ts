@@ -50,6 +50,7 @@ export async function runWorkerProcess(opts: {
     queueUrls: urls,
     slots: opts.concurrency,
     batchSize: 1,
+    prefetch: Math.min(10, opts.concurrency),
     waitSeconds: 20,
     region: process.env.AWS_REGION ?? "us-east-1",
     handler: (event) => runtime.worker.handleBatch(event.Records),

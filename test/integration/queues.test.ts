@@ -16,7 +16,7 @@ describe("SqsQueues", () => {
       prefix: aws.config.prefix,
       eventsQueueUrl: aws.eventsUrl,
       autoCreateQueues: true,
-      coalesceMs: 5,
+      coalesce: true,
     });
   });
 
@@ -67,7 +67,7 @@ describe("SqsQueues", () => {
       ),
     );
     const used = (requestCounts.get("SQS.SendMessageBatch") ?? 0) - before;
-    expect(used).toBeLessThanOrEqual(4);
+    expect(used).toBeLessThanOrEqual(6);
     const seen = new Set<string>();
     for (let i = 0; i < 20 && seen.size < 25; i++) {
       const recs = await receiveRecords(aws.eventsUrl, { waitSeconds: 0 });
