@@ -30,6 +30,8 @@ export const LIMITS = {
   paramCount: 100,
   paramValueBytes: 4 * 1024,
   urlChars: 2_048,
+  /** All start task codes of one run (they are stored with its command). */
+  startTasksBytes: 64 * 1024,
   headerBytes: 8 * 1024,
   /** All names and values of one parameter map together (fits an item and a message). */
   paramsTotalBytes: 32 * 1024,
@@ -167,7 +169,11 @@ export const runSchema = z.strictObject({
   startTasks: z
     .array(name)
     .min(1, { error: "must name at least one task" })
-    .max(LIMITS.tasks, { error: `at most ${LIMITS.tasks} start tasks` })
+    .max(LIMITS.tasks, { error: `at most ${LIMITS.tasks} start tasks`, ...TOO_LARGE })
+    .refine((codes) => codes.reduce((n, c) => n + c.length + 3, 0) <= LIMITS.startTasksBytes, {
+      error: `start task codes must add up to at most ${LIMITS.startTasksBytes} bytes`,
+      ...TOO_LARGE,
+    })
     .optional(),
   taskScope: z
     .enum(TASK_SCOPES, { error: "must be DOWNSTREAM, ONLY or UPSTREAM" })

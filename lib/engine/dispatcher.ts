@@ -17,7 +17,12 @@ import {
   type TaskOutcome,
 } from "../core/progress.js";
 import { assertInstanceTransition } from "../core/states.js";
-import type { EventMessage, TaskMessage } from "../queue/messages.js";
+import {
+  type EventMessage,
+  type TaskEvent,
+  type TaskMessage,
+  taskEventsOf,
+} from "../queue/messages.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
@@ -88,17 +93,18 @@ export class Dispatcher {
               continue;
             }
             // Consecutive task events of one instance are applied with one instance write.
-            const events: Extract<EventMessage, { kind: "task" }>[] = [];
+            const events: TaskEvent[] = [];
+            const from = i;
             while (i < list.length) {
               const e = JSON.parse((list[i] as SqsRecord).body) as EventMessage;
-              if (e.kind !== "task" || e.instanceId !== first.instanceId) break;
-              events.push(e);
+              if (e.kind === "command" || e.instanceId !== first.instanceId) break;
+              events.push(...taskEventsOf(e));
               i++;
             }
             try {
               await this.handleTaskEvents(first.instanceId, events);
             } catch (err) {
-              i -= events.length;
+              i = from;
               throw err;
             }
           }
@@ -252,10 +258,7 @@ export class Dispatcher {
    * process, standalone) the instance comes from memory; a copy that is stale all the same only
    * makes the conditional write fail, and then it is read again and the decision redone.
    */
-  async handleTaskEvents(
-    instanceId: string,
-    events: ReadonlyArray<Extract<EventMessage, { kind: "task" }>>,
-  ): Promise<void> {
+  async handleTaskEvents(instanceId: string, events: readonly TaskEvent[]): Promise<void> {
     for (let round = 0; round < 3; round++) {
       const cached =
         round === 0 && this.deps.cacheInstances ? this.instances.get(instanceId) : undefined;

@@ -43,12 +43,13 @@ export class Sweeper {
     const now = this.deps.now();
     let sent = 0;
     for (const cmd of stale) {
-      // Back off: the n-th signal waits 2^n resignal periods (capped at 32) after the command.
+      // Back off: the n-th signal waits 2^n resignal periods (capped at 32) after the last one.
       const n = cmd.resignals ?? 0;
-      if (now - cmd.createdAt < this.deps.commandResignalMs * Math.min(32, 2 ** n)) continue;
+      const since = now - (cmd.lastSignalAt ?? cmd.createdAt);
+      if (since < this.deps.commandResignalMs * Math.min(32, 2 ** n)) continue;
       sent++;
       const resignal = n + 1;
-      await store.markResignalled(cmd.commandId, resignal);
+      await store.markResignalled(cmd.commandId, resignal, now);
       // A new deduplication id (resignal count), or SQS would drop it as a repeat for 5 minutes.
       await queues.sendEvents([
         { kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId, resignal },

@@ -4,7 +4,7 @@
  * writes the result conditioned on still holding that attempt, and emits the state-change event.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { isFinalTaskState, type TaskState } from "../core/model.js";
@@ -187,9 +187,12 @@ export class Worker {
       const base = join(deps.dataDir, "work", msg.workflow, msg.instanceId);
       const workDir = join(base, msg.code, String(msg.attempt));
       const instanceDir = join(base, "shared");
-      rmSync(workDir, { recursive: true, force: true });
-      mkdirSync(workDir, { recursive: true });
-      mkdirSync(instanceDir, { recursive: true });
+      // Asynchronous: other tasks' results keep flowing while the file system works.
+      await rm(workDir, { recursive: true, force: true });
+      await Promise.all([
+        mkdir(workDir, { recursive: true }),
+        mkdir(instanceDir, { recursive: true }),
+      ]);
       const env: Record<string, string> = {
         ...msg.params,
         SHOAL_WORKFLOW: msg.workflow,

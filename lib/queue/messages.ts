@@ -24,14 +24,68 @@ export interface TaskMessage {
 /** A signal to the dispatcher (events FIFO queue, message group = workflow instance id). */
 export type EventMessage =
   | { kind: "command"; commandId: string; instanceId: string; resignal?: number }
-  | { kind: "task"; instanceId: string; code: string; attempt: number; state: TaskState };
+  | TaskEvent
+  | {
+      /** Several task events of one instance in one message (see packEvents). */
+      kind: "tasks";
+      instanceId: string;
+      events: Array<{ code: string; attempt: number; state: TaskState }>;
+    };
+
+/** One task attempt's state change. */
+export interface TaskEvent {
+  kind: "task";
+  instanceId: string;
+  code: string;
+  attempt: number;
+  state: TaskState;
+}
+
+/**
+ * Puts the task events of one instance that leave together into one message. A FIFO message
+ * group hands out its messages one batch at a time (and fauxqs one message at a time), so one
+ * message per instance lets the dispatcher apply them all in one step.
+ */
+export function packEvents(events: readonly EventMessage[]): EventMessage[] {
+  const out: EventMessage[] = [];
+  const packs = new Map<string, Extract<EventMessage, { kind: "tasks" }>>();
+  for (const e of events) {
+    if (e.kind !== "task") {
+      out.push(e);
+      continue;
+    }
+    let pack = packs.get(e.instanceId);
+    if (!pack) {
+      pack = { kind: "tasks", instanceId: e.instanceId, events: [] };
+      packs.set(e.instanceId, pack);
+      out.push(pack);
+    }
+    pack.events.push({ code: e.code, attempt: e.attempt, state: e.state });
+  }
+  // A pack of one is sent as the plain event it is.
+  return out.map((m) => {
+    if (m.kind !== "tasks" || m.events.length > 1) return m;
+    const [only] = m.events as [{ code: string; attempt: number; state: TaskState }];
+    return { kind: "task", instanceId: m.instanceId, ...only };
+  });
+}
+
+/** The task events a message carries (none for a command). */
+export function taskEventsOf(m: EventMessage): TaskEvent[] {
+  if (m.kind === "task") return [m];
+  if (m.kind === "tasks")
+    return m.events.map((e) => ({ kind: "task", instanceId: m.instanceId, ...e }));
+  return [];
+}
 
 /** Deduplication id: the same fact sent twice within SQS's 5-minute window is delivered once. */
 export function eventDedupId(e: EventMessage): string {
   const raw =
     e.kind === "command"
       ? `c:${e.commandId}:${e.resignal ?? 0}`
-      : `t:${e.instanceId}:${e.code}:${e.attempt}:${e.state}`;
+      : e.kind === "task"
+        ? `t:${e.instanceId}:${e.code}:${e.attempt}:${e.state}`
+        : `p:${e.instanceId}:${e.events.map((x) => `${x.code}:${x.attempt}:${x.state}`).join(",")}`;
   // SQS allows 128 characters of [A-Za-z0-9!-/:-@[-`{-~]; codes are safe, long ids are hashed.
   return raw.length <= 128 ? raw : createHash("sha256").update(raw).digest("hex");
 }

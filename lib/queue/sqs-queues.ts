@@ -15,7 +15,7 @@ import { resourceNames } from "../aws/config.js";
 import { ensureTaskQueues } from "../aws/resources.js";
 import type { Priority } from "../core/model.js";
 import { Batcher } from "./batcher.js";
-import { type EventMessage, eventDedupId, type TaskMessage } from "./messages.js";
+import { type EventMessage, eventDedupId, packEvents, type TaskMessage } from "./messages.js";
 
 /** The queue side of the engine (one implementation: SQS; tests run it against fauxqs). */
 export interface Queues {
@@ -159,7 +159,7 @@ export class SqsQueues implements Queues {
     const url = await this.eventsQueueUrl();
     await this.sendBatches(
       url,
-      events.map((e, i) => ({
+      packEvents(events).map((e, i) => ({
         Id: String(i),
         MessageBody: JSON.stringify(e),
         MessageGroupId: e.instanceId,

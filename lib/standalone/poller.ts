@@ -190,7 +190,15 @@ export class QueuePoller {
           }
           if (!this.opts.fifo) this.longPoll(url);
         }
-        if (got || !this.running) continue;
+        if (!this.running) continue;
+        if (got && this.opts.fifo) {
+          // Other groups' messages reach the long poll; this group's next batch is asked for
+          // when the handler is done with this one (it stays locked until then).
+          for (const url of this.opts.queueUrls) this.longPoll(url);
+          await this.waitForWake();
+          continue;
+        }
+        if (got) continue;
         if (this.held.length > 0) {
           this.held.sort((a, b) => a.tier - b.tier);
           for (const h of this.held.splice(0, this.free())) this.startHandlers(h.url, [h.msg]);
@@ -218,6 +226,9 @@ export class QueuePoller {
       })
       .finally(() => {
         this.longPolls.delete(url);
+        // Re-arm at once where messages can be taken: the next message of a busy standard
+        // queue then arrives without a receive that comes back empty first.
+        if (!this.opts.fifo && this.wanted() > 0) this.longPoll(url);
         this.signal();
       });
     this.longPolls.set(url, p);

@@ -16,6 +16,7 @@ import type { Emulators } from "./emulators.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
+import { startWorkerChild } from "./worker-child.js";
 
 export interface StandaloneOptions {
   port: number;
@@ -76,7 +77,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const config0 = loadConfig();
     await ensureTables(dynamoClient() as never, config0.tables);
     const eventsUrl = await ensureEventsQueue(sqsClient(), config0.prefix);
-    const taskUrls = await ensureTaskQueues(sqsClient(), config0.prefix, "default");
+    await ensureTaskQueues(sqsClient(), config0.prefix, "default");
     const env = standaloneEnv(em, dataDir, eventsUrl);
     Object.assign(process.env, env);
     const envFile = resolve(dataDir, "endpoints.env");
@@ -106,22 +107,8 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     cleanup.unshift(() => dispatcherPoller.stop());
 
     if (opts.workers > 0) {
-      const workerPoller = new QueuePoller({
-        sqs: sqsClient(),
-        queueUrls: taskUrls,
-        slots: opts.workers,
-        batchSize: 1,
-        prefetch: Math.min(10, opts.workers),
-        waitSeconds: 20,
-        region: REGION,
-        handler: (event) => runtime.worker.handleBatch(event.Records),
-        onError,
-      });
-      workerPoller.start();
-      cleanup.unshift(async () => {
-        runtime.worker.shutdown();
-        await workerPoller.stop(3_000);
-      });
+      const worker = await startWorkerChild(opts.workers);
+      cleanup.unshift(() => worker.stop());
     }
 
     let sweeping = false;

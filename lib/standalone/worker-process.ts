@@ -27,9 +27,14 @@ function loadEndpointsFile(): string | undefined {
   return file;
 }
 
+/**
+ * Polls a worker group's task queues until SIGINT/SIGTERM (or, as standalone's built-in worker,
+ * until its parent says stop or goes away).
+ */
 export async function runWorkerProcess(opts: {
   group: string;
   concurrency: number;
+  quiet?: boolean;
 }): Promise<void> {
   const file = loadEndpointsFile();
   const config = loadConfig();
@@ -57,9 +62,12 @@ export async function runWorkerProcess(opts: {
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),
   });
   poller.start();
-  process.stdout.write(
-    `shoal worker ${runtime.worker.id}: group '${opts.group}', ${opts.concurrency} task slot(s)${file ? `, environment from ${file}` : ""}\n`,
-  );
+  if (!opts.quiet) {
+    process.stdout.write(
+      `shoal worker ${runtime.worker.id}: group '${opts.group}', ${opts.concurrency} task slot(s)${file ? `, environment from ${file}` : ""}\n`,
+    );
+  }
+  process.send?.("ready");
   await new Promise<void>((done) => {
     const onSignal = () => {
       process.off("SIGINT", onSignal);
@@ -69,5 +77,10 @@ export async function runWorkerProcess(opts: {
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    // As a child of standalone: stop when told, and when the parent dies (even by SIGKILL).
+    process.on("message", (m) => {
+      if (m === "stop") onSignal();
+    });
+    process.on("disconnect", onSignal);
   });
 }

@@ -351,15 +351,15 @@ export class DynamoStore implements Store {
     return (r.Items ?? []).map((i) => strip<CommandRecord>(i, "pendingShard"));
   }
 
-  async markResignalled(commandId: string, resignals: number): Promise<void> {
+  async markResignalled(commandId: string, resignals: number, at: number): Promise<void> {
     await this.conditional(() =>
       this.db.send(
         new UpdateCommand({
           TableName: this.tables.commands,
           Key: { commandId },
-          UpdateExpression: "SET resignals = :r",
+          UpdateExpression: "SET resignals = :r, lastSignalAt = :at",
           ConditionExpression: "attribute_exists(commandId)",
-          ExpressionAttributeValues: { ":r": resignals },
+          ExpressionAttributeValues: { ":r": resignals, ":at": at },
         }),
       ),
     );

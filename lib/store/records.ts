@@ -58,6 +58,8 @@ export interface CommandRecord {
   doneAt?: number;
   /** How often the sweeper signalled it again. */
   resignals?: number;
+  /** When the sweeper last signalled it, epoch ms. */
+  lastSignalAt?: number;
 }
 
 /** A workflow instance and its DAG progress. `rev` guards every write (optimistic lock). */

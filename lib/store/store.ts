@@ -47,7 +47,7 @@ export interface Store {
   completeCommand(commandId: string, now: number): Promise<void>;
   /** Commands still PENDING created before `before`. */
   listPendingCommands(before: number, limit: number): Promise<CommandRecord[]>;
-  markResignalled(commandId: string, resignals: number): Promise<void>;
+  markResignalled(commandId: string, resignals: number, at: number): Promise<void>;
 
   // Workflow instances
   putInstance(inst: InstanceRecord): Promise<boolean>;

@@ -38,7 +38,11 @@ function pipeLines(stream: Readable, write: (line: string) => void): Promise<voi
  * gets its own permissions (an instance or task role reaches it through the SDK's usual
  * providers), never the scheduler's keys.
  */
+let baseEnv: NodeJS.ProcessEnv | undefined;
+
 function taskBaseEnv(): NodeJS.ProcessEnv {
+  // The worker's environment does not change while it runs: filter it once.
+  if (baseEnv) return baseEnv;
   const env = { ...process.env };
   for (const k of Object.keys(env)) {
     if (
@@ -50,6 +54,7 @@ function taskBaseEnv(): NodeJS.ProcessEnv {
       delete env[k];
     }
   }
+  baseEnv = env;
   return env;
 }
 

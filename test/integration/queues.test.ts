@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { requestCounts, sqsClient } from "../../lib/aws/clients.js";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";
-import type { TaskMessage } from "../../lib/queue/messages.js";
+import { type TaskMessage, taskEventsOf } from "../../lib/queue/messages.js";
 import { SqsQueues } from "../../lib/queue/sqs-queues.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { receiveRecords } from "../helpers/sqs.js";
@@ -71,7 +71,8 @@ describe("SqsQueues", () => {
     const seen = new Set<string>();
     for (let i = 0; i < 20 && seen.size < 25; i++) {
       const recs = await receiveRecords(aws.eventsUrl, { waitSeconds: 0 });
-      for (const r of recs) seen.add(JSON.parse(r.body).code);
+      // Events of one instance that left together arrive packed in one message.
+      for (const r of recs) for (const e of taskEventsOf(JSON.parse(r.body))) seen.add(e.code);
       const { deleteRecords } = await import("../helpers/sqs.js");
       await deleteRecords(aws.eventsUrl, recs);
     }

@@ -36,3 +36,23 @@ describe("eventDedupId", () => {
     expect(eventDedupId(cmd)).not.toBe(eventDedupId({ ...cmd, resignal: 1 }));
   });
 });
+
+describe("packEvents", () => {
+  it("packs the task events of one instance into one message and keeps commands apart", async () => {
+    const { packEvents, taskEventsOf } = await import("../../lib/queue/messages.js");
+    const ev = (instanceId: string, code: string) =>
+      ({ kind: "task", instanceId, code, attempt: 1, state: "SUCCESS" }) as const;
+    const packed = packEvents([
+      ev("a", "x"),
+      ev("b", "y"),
+      { kind: "command", commandId: "c", instanceId: "a" },
+      ev("a", "z"),
+    ]);
+    expect(packed.map((m) => m.kind)).toEqual(["tasks", "task", "command"]);
+    expect(packed.flatMap(taskEventsOf).map((e) => `${e.instanceId}:${e.code}`)).toEqual([
+      "a:x",
+      "a:z",
+      "b:y",
+    ]);
+  });
+});

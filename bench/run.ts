@@ -1,0 +1,113 @@
+/**
+ * Shoal benchmarks against `shoal standalone` started in this process (docs/performance.md).
+ *
+ *   npm run bench                      every scenario
+ *   npm run bench -- hop               one (or more) of: hop throughput makespan emulators
+ *   npm run bench -- throughput --workers=16       worker slots (throughput: a list, 8,16,32)
+ *   npm run bench -- hop --profile     also take a CPU profile of the run window
+ *   npm run bench -- throughput --external-workers=1   slots in separate `shoal worker` process(es)
+ *
+ * Prints tables and writes every figure as JSON to <os.tmpdir()>/shoal-bench/latest.json.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { emulators } from "./emulators.js";
+import {
+  hop,
+  makespan,
+  type ScenarioOptions,
+  type ScenarioResult,
+  throughput,
+} from "./scenarios.js";
+
+const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>> = {
+  hop,
+  throughput,
+  makespan,
+  emulators,
+};
+
+function parseArgs(argv: string[]): { names: string[]; opts: ScenarioOptions } {
+  const names: string[] = [];
+  const opts: ScenarioOptions = { profile: false };
+  for (const a of argv) {
+    if (a === "--profile") opts.profile = true;
+    else if (a.startsWith("--external-workers="))
+      opts.externalProcesses = Number(a.slice("--external-workers=".length)) || undefined;
+    else if (a.startsWith("--workers=")) {
+      opts.workers = a
+        .slice("--workers=".length)
+        .split(",")
+        .map((x) => Number(x))
+        .filter((x) => Number.isInteger(x) && x > 0);
+    } else if (a in SCENARIOS) names.push(a);
+    else
+      throw new Error(
+        `unknown argument '${a}' (scenarios: ${Object.keys(SCENARIOS).join(", ")}; --workers=N[,N], --profile, --external-workers=N)`,
+      );
+  }
+  return { names: names.length ? names : Object.keys(SCENARIOS), opts };
+}
+
+// fauxqs persists through node:sqlite, which Node 22 flags as experimental (as bin/shoal.js does).
+process.removeAllListeners("warning");
+process.on("warning", (w) => {
+  if (w.name === "ExperimentalWarning" && /SQLite/i.test(w.message)) return;
+  process.stderr.write(`${w.name}: ${w.message}\n`);
+});
+
+async function main(): Promise<void> {
+  const { names, opts } = parseArgs(process.argv.slice(2));
+  const machine = {
+    cpus: cpus().length,
+    model: cpus()[0]?.model ?? "?",
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    platform: `${process.platform} ${process.arch}`,
+  };
+  process.stdout.write(
+    `Shoal bench — node ${process.version}, ${machine.cpus} × ${machine.model}, ${machine.memoryGiB} GiB — scenarios: ${names.join(", ")}\n\n`,
+  );
+  const results: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const name of names) {
+    const t = Date.now();
+    try {
+      const r = await (SCENARIOS[name] as (o: ScenarioOptions) => Promise<ScenarioResult>)(opts);
+      results[name] = r.summary;
+      process.stdout.write(
+        `${r.tables.join("\n\n")}\n(${name}: ${Math.round((Date.now() - t) / 1000)} s)\n\n`,
+      );
+    } catch (e) {
+      errors[name] = String((e as Error)?.stack ?? e);
+      process.stdout.write(`${name} FAILED: ${errors[name]}\n\n`);
+    }
+  }
+  const dir = join(tmpdir(), "shoal-bench");
+  mkdirSync(dir, { recursive: true });
+  const doc = {
+    date: new Date().toISOString(),
+    node: process.version,
+    machine,
+    options: opts,
+    results,
+    ...(Object.keys(errors).length ? { errors } : {}),
+  };
+  const file = join(dir, "latest.json");
+  writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+  writeFileSync(
+    join(dir, `bench-${doc.date.replace(/[:.]/g, "-")}.json`),
+    `${JSON.stringify(doc, null, 2)}\n`,
+  );
+  process.stdout.write(`results: ${file}\n`);
+  process.exitCode = Object.keys(errors).length ? 1 : 0;
+}
+
+main().then(
+  // Pollers' sockets and timers may linger for a moment after stop(); do not wait for them.
+  () => setTimeout(() => process.exit(), 200).unref(),
+  (e) => {
+    process.stderr.write(`${String((e as Error)?.stack ?? e)}\n`);
+    process.exit(1);
+  },
+);

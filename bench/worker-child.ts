@@ -1,0 +1,23 @@
+/**
+ * A `shoal worker` process for the benchmarks (lib/standalone/worker-process.ts, unchanged),
+ * which also answers its parent over IPC: "reset" clears its AWS request counts, "counts" sends
+ * them back. Usage (by bench/harness.ts): node --import tsx bench/worker-child.ts <concurrency>
+ */
+import { requestCounts, resetRequestCounts } from "../lib/aws/clients.js";
+import { runWorkerProcess } from "../lib/standalone/worker-process.js";
+
+const concurrency = Number(process.argv[2] ?? 8);
+
+process.on("message", (m: unknown) => {
+  if (m === "reset") {
+    resetRequestCounts();
+    process.send?.({ reset: true });
+  } else if (m === "counts") {
+    process.send?.({ counts: Object.fromEntries(requestCounts) });
+  }
+});
+process.on("disconnect", () => process.kill(process.pid, "SIGTERM"));
+process.send?.({ ready: true });
+
+await runWorkerProcess({ group: "default", concurrency });
+process.exit(0);
