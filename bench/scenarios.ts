@@ -2,12 +2,11 @@
  * The benchmark scenarios. Each starts its own standalone (fresh temp data dir), runs, stops it,
  * and returns a JSON-able result plus printable tables.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { gunzipSync } from "node:zlib";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { totalRequests } from "../lib/aws/clients.js";
 import { convertWfcommons, type WorkflowDefinitionBody } from "../lib/import/wfcommons.js";
+import { readWfcommonsFile, WFCOMMONS_DIR } from "../lib/import/wfcommons-file.js";
 import { dispatcherCycle, hopAnatomy } from "./anatomy.js";
 import { type InstanceView, ms } from "./api.js";
 import { startHarness } from "./harness.js";
@@ -28,21 +27,11 @@ export interface ScenarioResult {
   tables: string[];
 }
 
-/** Where the WfCommons traces are: the repository's examples/wfcommons (gzipped), or a directory of .json files. */
-const WORKLOADS = [
-  process.env.SHOAL_WFCOMMONS_DIR,
-  join(dirname(fileURLToPath(import.meta.url)), "..", "examples", "wfcommons"),
-  "/work/shared/workloads/wfcommons",
-].filter((d): d is string => Boolean(d));
-
+/** A shipped trace (examples/wfcommons/, gzipped), or one from SHOAL_WFCOMMONS_DIR. */
 function loadTrace(file: string): unknown {
-  for (const dir of WORKLOADS) {
-    const gz = join(dir, `${file}.gz`);
-    if (existsSync(gz)) return JSON.parse(gunzipSync(readFileSync(gz)).toString("utf8"));
-    const plain = join(dir, file);
-    if (existsSync(plain)) return JSON.parse(readFileSync(plain, "utf8"));
-  }
-  throw new Error(`WfCommons trace ${file} not found in ${WORKLOADS.join(", ")}`);
+  const dir = process.env.SHOAL_WFCOMMONS_DIR;
+  if (dir && existsSync(join(dir, file))) return readWfcommonsFile(join(dir, file));
+  return readWfcommonsFile(join(WFCOMMONS_DIR, `${file}.gz`));
 }
 
 const stamp = () => Date.now().toString(36);
