@@ -194,18 +194,19 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 function zodDetails(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue): ErrorDetail[] => {
+    if (issue.code === "unrecognized_keys") {
+      // One detail per field, at the field's own path.
+      return issue.keys.map((k) => ({
+        path: formatPath([...issue.path, k]),
+        message: `unknown field '${k}'`,
+      }));
+    }
     if (issue.code === "invalid_key") {
       // zod reports the key rule's own message one level down.
-      return { path: formatPath(issue.path), message: issue.issues[0]?.message ?? issue.message };
+      return [{ path: formatPath(issue.path), message: issue.issues[0]?.message ?? issue.message }];
     }
-    if (issue.code === "unrecognized_keys") {
-      return {
-        path: formatPath(issue.path),
-        message: `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `'${k}'`).join(", ")}`,
-      };
-    }
-    return { path: formatPath(issue.path), message: issue.message };
+    return [{ path: formatPath(issue.path), message: issue.message }];
   });
 }
 

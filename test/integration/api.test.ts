@@ -483,11 +483,11 @@ describe("PUT /v1/workflows/{name}", () => {
       );
     });
 
-    it("400 for an unknown field in a task, with the task's path", async () => {
+    it("400 for an unknown field in a task, at the field's path", async () => {
       const def = twoTasks();
       const bad = { ...def, tasks: [def.tasks[0], { ...def.tasks[1], retires: 3 }] };
       await rejectsOnBoth((n) => put(`/v1/workflows/${n}`, bad), 400, "ValidationError", {
-        path: "tasks[1]",
+        path: "tasks[1].retires",
         detail: /unknown field 'retires'/,
       });
     });

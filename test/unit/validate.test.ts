@@ -160,24 +160,26 @@ describe("parseWorkflowDefinition: defaults", () => {
 describe("parseWorkflowDefinition: shape rules", () => {
   it("rejects an unknown top-level field, naming it", () => {
     const err = rejection(() => parseWorkflowDefinition({ tasks: [shell("a")], colour: "red" }));
-    // The detail's path is the body itself (""); the summary says "body".
-    expect(err.details).toEqual([{ path: "", message: "unknown field 'colour'" }]);
-    expect(err.message).toBe("body: unknown field 'colour'");
+    expect(err.details).toEqual([{ path: "colour", message: "unknown field 'colour'" }]);
+    expect(err.message).toBe("colour: unknown field 'colour'");
   });
 
-  it("rejects an unknown field in a task, pointing at the task", () => {
+  it("rejects an unknown field in a task, at the field's path", () => {
     const details = detailsOf({ tasks: [shell("a"), shell("b", { colour: "red" })] });
-    expect(details).toEqual([{ path: "tasks[1]", message: "unknown field 'colour'" }]);
+    expect(details).toEqual([{ path: "tasks[1].colour", message: "unknown field 'colour'" }]);
   });
 
-  it("lists several unknown fields of one task in one detail", () => {
+  it("lists each unknown field of one task at its own path", () => {
     const details = detailsOf({ tasks: [shell("a", { colour: 1, size: 2 })] });
-    expect(details).toEqual([{ path: "tasks[0]", message: "unknown fields 'colour', 'size'" }]);
+    expect(details).toEqual([
+      { path: "tasks[0].colour", message: "unknown field 'colour'" },
+      { path: "tasks[0].size", message: "unknown field 'size'" },
+    ]);
   });
 
   it("rejects a field that belongs to the other task type", () => {
     const details = detailsOf({ tasks: [shell("a", { url: "http://x/" })] });
-    expect(detailAt(details, "tasks[0]").message).toBe("unknown field 'url'");
+    expect(detailAt(details, "tasks[0].url").message).toBe("unknown field 'url'");
   });
 
   it.each([["-starts-with-dash"], ["has space"], ["slash/inside"], [""], ["a".repeat(129)]])(
@@ -573,7 +575,7 @@ describe("parseRunRequest", () => {
 
   it("rejects unknown fields, bad priorities and strategies", () => {
     expect(rejection(() => parseRunRequest({ foo: 1 }, def)).details).toEqual([
-      { path: "", message: "unknown field 'foo'" },
+      { path: "foo", message: "unknown field 'foo'" },
     ]);
     const err = rejection(() =>
       parseRunRequest({ priority: "URGENT", failureStrategy: "RETRY" }, def),
