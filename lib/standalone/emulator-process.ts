@@ -3,8 +3,8 @@
  * competing with the handlers on standalone's event loop. The child exits when its parent goes
  * away, however it goes (its IPC channel closes), so a `kill -9` of standalone leaves nothing.
  */
-import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { forkChild } from "./child-process.js";
 import type { Emulators } from "./emulators.js";
 
 const MAIN = fileURLToPath(new URL("./emulator-main.ts", import.meta.url));
@@ -32,39 +32,11 @@ export async function startEmulatorProcess(dataDir: string): Promise<Emulators> 
   };
 }
 
-function startOne(dataDir: string, only: "dynamodb" | "sqs"): Promise<Emulators> {
-  return new Promise((resolve, reject) => {
-    const child = fork(MAIN, [dataDir, only], {
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-      execArgv: [
-        ...process.execArgv.filter((a) => !a.startsWith("--cpu-prof")),
-        "--import",
-        "tsx",
-        "--no-warnings",
-      ],
-    });
-    const onExit = (code: number | null) =>
-      reject(new Error(`the emulator process exited (${code}) before it was ready`));
-    child.once("exit", onExit);
-    child.once(
-      "message",
-      (m: { ready?: { dynamodbEndpoint: string; sqsEndpoint: string }; error?: string }) => {
-        child.off("exit", onExit);
-        if (m.error || !m.ready) {
-          child.kill("SIGKILL");
-          reject(new Error(m.error ?? "the emulator process failed"));
-          return;
-        }
-        resolve({
-          ...m.ready,
-          stop: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null || child.signalCode !== null) return done();
-              child.once("exit", () => done());
-              child.send("stop");
-            }),
-        });
-      },
-    );
+async function startOne(dataDir: string, only: "dynamodb" | "sqs"): Promise<Emulators> {
+  const child = await forkChild(MAIN, [dataDir, only], "emulator", (m) => {
+    const msg = m as { ready?: { dynamodbEndpoint: string; sqsEndpoint: string }; error?: string };
+    if (msg.error || !msg.ready) throw new Error(msg.error ?? "the emulator process failed");
+    return msg.ready;
   });
+  return { ...child.ready, stop: child.stop };
 }

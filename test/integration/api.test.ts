@@ -21,6 +21,7 @@ import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { startHttpServer } from "../../lib/standalone/http-server.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
+import { prng } from "../helpers/random.js";
 
 const PKG = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -1451,23 +1452,11 @@ describe("routing", () => {
 });
 
 describe("never a 500 for anything the client sent", () => {
-  /** mulberry32: a fixed seed, so a failure can be replayed. */
-  function rng(seed: number) {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   it("~60 random junk requests all answer < 500 with a JSON error body", async () => {
     await createWorkflow("fuzz", twoTasks());
     const fuzzId = await startRun("fuzz", { dryRun: true });
     const seed = 20261121;
-    const rand = rng(seed);
+    const rand = prng(seed);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
     const junkSegment = () =>
       pick([

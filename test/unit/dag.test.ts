@@ -1,29 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Dag, findCycle } from "../../lib/core/dag.js";
+import { prng, shuffle } from "../helpers/random.js";
 
 interface Task {
   code: string;
   upstream: string[];
-}
-
-/** Deterministic PRNG (mulberry32), so a failing graph can be reproduced from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffle<T>(items: T[], rand: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [items[i], items[j]] = [items[j] as T, items[i] as T];
-  }
-  return items;
 }
 
 /**

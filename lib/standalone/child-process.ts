@@ -1,0 +1,59 @@
+/**
+ * Children of standalone (emulators, the built-in worker): TypeScript entry points forked with
+ * tsx, ready when they send their first message, stopped with a "stop" message. Each child
+ * also exits when its IPC channel closes, so it never outlives standalone.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+
+export interface Child<T> {
+  ready: T;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Forks `main` and waits for its first message.
+ * @param check turns that message into the ready value, or throws to reject (the child is killed).
+ */
+export function forkChild<T>(
+  main: string,
+  args: string[],
+  what: string,
+  check: (message: unknown) => T,
+): Promise<Child<T>> {
+  return new Promise((resolve, reject) => {
+    const child = fork(main, args, {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      execArgv: [
+        ...process.execArgv.filter((a) => !a.startsWith("--cpu-prof")),
+        "--import",
+        "tsx",
+        "--no-warnings",
+      ],
+    });
+    const onExit = (code: number | null) =>
+      reject(new Error(`the ${what} process exited (${code}) before it was ready`));
+    child.once("exit", onExit);
+    child.once("message", (m) => {
+      child.off("exit", onExit);
+      let ready: T;
+      try {
+        ready = check(m);
+      } catch (e) {
+        child.kill("SIGKILL");
+        reject(e);
+        return;
+      }
+      resolve({
+        ready,
+        process: child,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once("exit", () => done());
+            child.send("stop");
+          }),
+      });
+    });
+  });
+}
