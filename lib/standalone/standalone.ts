@@ -8,7 +8,7 @@ import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { handleApiEvent } from "../api/router.js";
 import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
-import { ENV, loadConfig } from "../aws/config.js";
+import { ENV, loadConfig, resourceNames } from "../aws/config.js";
 import { ensureEventsQueue, ensureTables, ensureTaskQueues } from "../aws/resources.js";
 import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
 import { startEmulatorProcess } from "./emulator-process.js";
@@ -47,12 +47,20 @@ function standaloneEnv(
   dataDir: string,
   eventsQueueUrl: string,
 ): Record<string, string> {
+  const prefix = process.env[ENV.prefix] || "shoal";
+  const names = resourceNames(prefix);
   return {
     AWS_REGION: REGION,
     AWS_ACCESS_KEY_ID: "shoal-local",
     AWS_SECRET_ACCESS_KEY: "shoal-local",
     AWS_ENDPOINT_URL_DYNAMODB: em.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: em.sqsEndpoint,
+    // Names, spelled out so that a process started with this file needs nothing else.
+    [ENV.prefix]: prefix,
+    [ENV.workflowsTable]: names.tables.workflows,
+    [ENV.commandsTable]: names.tables.commands,
+    [ENV.instancesTable]: names.tables.instances,
+    [ENV.tasksTable]: names.tables.tasks,
     [ENV.dataDir]: dataDir,
     [ENV.eventsQueueUrl]: eventsQueueUrl,
     [ENV.leaseSeconds]: "10",
