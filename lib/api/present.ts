@@ -1,7 +1,12 @@
 /** Store records → API-v1.md shapes (ISO-8601 times, absent fields omitted). */
 
 import { progressCounts } from "../core/progress.js";
-import type { InstanceRecord, TaskInstanceRecord, WorkflowHead } from "../store/records.js";
+import type {
+  InstanceRecord,
+  InstanceSummaryRecord,
+  TaskInstanceRecord,
+  WorkflowHead,
+} from "../store/records.js";
 
 export const iso = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : new Date(ms).toISOString();
@@ -20,7 +25,7 @@ export function workflowSummary(h: WorkflowHead) {
   });
 }
 
-export function instanceSummary(i: InstanceRecord) {
+export function instanceSummary(i: InstanceSummaryRecord) {
   return compact({
     instanceId: i.instanceId,
     workflow: i.workflow,

@@ -24,7 +24,11 @@ export interface TableSpec {
   logical: "workflows" | "commands" | "instances" | "tasks";
   partitionKey: Key;
   sortKey?: Key;
-  indexes: Array<{ name: string; partitionKey: Key; sortKey?: Key }>;
+  /**
+   * `include`: the non-key attributes an index projects (INCLUDE); all attributes when absent.
+   * A smaller projection makes every write of the item cheaper (each index holds a copy).
+   */
+  indexes: Array<{ name: string; partitionKey: Key; sortKey?: Key; include?: string[] }>;
 }
 
 /** GSI names, used by the store. */
@@ -35,6 +39,9 @@ export const INDEX = {
   instancesByWorkflow: "byWorkflow",
   leases: "leases",
 } as const;
+
+/** Instance attributes the list indexes carry (besides their keys and instanceId). */
+const INSTANCE_SUMMARY = ["version", "state", "priority", "createdAt", "startedAt", "endedAt"];
 
 export const TABLES: readonly TableSpec[] = [
   {
@@ -67,14 +74,17 @@ export const TABLES: readonly TableSpec[] = [
     partitionKey: { name: "instanceId", type: "S" },
     indexes: [
       {
+        // Lists need the summary only, not the progress the dispatcher rewrites on every event.
         name: INDEX.instancesByCreated,
         partitionKey: { name: "listKey", type: "S" },
         sortKey: { name: "createdKey", type: "S" },
+        include: ["workflow", ...INSTANCE_SUMMARY],
       },
       {
         name: INDEX.instancesByWorkflow,
         partitionKey: { name: "workflow", type: "S" },
         sortKey: { name: "createdKey", type: "S" },
+        include: INSTANCE_SUMMARY,
       },
     ],
   },
@@ -127,7 +137,9 @@ async function ensureTable(ddb: DynamoDBClient, spec: TableSpec, tableName: stri
         GlobalSecondaryIndexes: spec.indexes.map((ix) => ({
           IndexName: ix.name,
           KeySchema: keySchema(ix.partitionKey, ix.sortKey),
-          Projection: { ProjectionType: "ALL" },
+          Projection: ix.include
+            ? { ProjectionType: "INCLUDE", NonKeyAttributes: ix.include }
+            : { ProjectionType: "ALL" },
         })),
       }),
     );

@@ -38,7 +38,7 @@ export class SqsQueues implements Queues {
     (events) => this.sendEventsNow(events),
     {
       maxBatch: 10,
-      maxInFlight: 2,
+      maxInFlight: 1,
     },
   );
 

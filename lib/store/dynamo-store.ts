@@ -20,6 +20,7 @@ import type { ReleaseState, TaskState, WorkflowDefinition } from "../core/model.
 import type {
   CommandRecord,
   InstanceRecord,
+  InstanceSummaryRecord,
   Page,
   StoredDefinition,
   TaskInstanceRecord,
@@ -411,7 +412,7 @@ export class DynamoStore implements Store {
     );
   }
 
-  async listInstances(q: ListInstancesQuery): Promise<Page<InstanceRecord>> {
+  async listInstances(q: ListInstancesQuery): Promise<Page<InstanceSummaryRecord>> {
     const byWorkflow = q.workflow !== undefined;
     const page = await this.page(
       {
@@ -433,7 +434,7 @@ export class DynamoStore implements Store {
     );
     return {
       ...page,
-      items: page.items.map((i) => strip<InstanceRecord>(i, "listKey", "createdKey")),
+      items: page.items.map((i) => strip<InstanceSummaryRecord>(i, "listKey", "createdKey")),
     };
   }
 

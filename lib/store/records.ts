@@ -85,6 +85,19 @@ export interface InstanceRecord {
   rev: number;
 }
 
+/** What instance lists hold (the list indexes project these fields only). */
+export type InstanceSummaryRecord = Pick<
+  InstanceRecord,
+  | "instanceId"
+  | "workflow"
+  | "version"
+  | "state"
+  | "priority"
+  | "createdAt"
+  | "startedAt"
+  | "endedAt"
+>;
+
 /** One attempt of one task. Keyed by (instanceId, code, attempt). */
 export interface TaskInstanceRecord {
   instanceId: string;

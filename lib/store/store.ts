@@ -7,6 +7,7 @@ import type { ReleaseState, TaskState } from "../core/model.js";
 import type {
   CommandRecord,
   InstanceRecord,
+  InstanceSummaryRecord,
   Page,
   StoredDefinition,
   TaskInstanceRecord,
@@ -54,7 +55,7 @@ export interface Store {
   getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
   /** Replaces the instance if its stored `rev` is `inst.rev - 1`. */
   updateInstance(inst: InstanceRecord): Promise<boolean>;
-  listInstances(q: ListInstancesQuery): Promise<Page<InstanceRecord>>;
+  listInstances(q: ListInstancesQuery): Promise<Page<InstanceSummaryRecord>>;
   /** Whether any instance of the workflow is not in a final state. */
   hasUnfinishedInstances(workflow: string): Promise<boolean>;
   /** Whether a START_WORKFLOW command of the workflow waits for the dispatcher. */
