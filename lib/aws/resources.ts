@@ -106,7 +106,8 @@ export const TABLES: readonly TableSpec[] = [
 /** Queue settings. Visibility timeouts in seconds. */
 export const QUEUE_SETTINGS = {
   events: { visibilityTimeoutSeconds: 30, maxReceiveCount: 20 },
-  tasks: { visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
+  // The claim fences repeats, and releases at shutdown count as receives: be generous.
+  tasks: { visibilityTimeoutSeconds: 900, maxReceiveCount: 50 },
 } as const;
 
 async function ensureTable(ddb: DynamoDBClient, spec: TableSpec, tableName: string): Promise<void> {

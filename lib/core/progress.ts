@@ -123,7 +123,12 @@ export function applyOutcomes(
         // Failover: a new attempt elsewhere, not counted against retries (DolphinScheduler),
         // up to MAX_FAILOVERS: a task that kills every worker it runs on must end some time.
         if (ctx.stopping) slots[o.index] = SLOT.KILLED;
-        else if (o.attempt - retriesUsed > MAX_FAILOVERS) slots[o.index] = SLOT.FAILURE;
+        else if (
+          ctx.failureStrategy === "END" &&
+          slots.some((x) => x === SLOT.FAILURE || x === SLOT.KILLED)
+        ) {
+          slots[o.index] = SLOT.KILLED; // END after a failure: nothing new starts
+        } else if (o.attempt - retriesUsed > MAX_FAILOVERS) slots[o.index] = SLOT.FAILURE;
         else {
           attempts[o.index] = [o.attempt + 1, retriesUsed];
           dispatch.push({ index: o.index, attempt: o.attempt + 1, delaySeconds: 0 });

@@ -6,6 +6,7 @@
  * side effects happen before the instance write that records them, so a redelivered or repeated
  * message redoes the same idempotent effects and changes nothing twice.
  */
+import { isFinalTaskState } from "../core/model.js";
 import { compareDispatch } from "../core/priority.js";
 import {
   type AdvanceContext,
@@ -146,6 +147,18 @@ export class Dispatcher {
       if (existing?.state === "PENDING") throw new RetryLater();
       return;
     }
+    try {
+      await this.execute(cmd);
+    } catch (e) {
+      // Give the claim back, so the redelivery can run it at once instead of in 60 s.
+      await this.deps.store.releaseCommandClaim(commandId, now).catch(() => {});
+      throw e;
+    }
+    await this.deps.store.completeCommand(commandId, this.deps.now());
+  }
+
+  private async execute(cmd: CommandRecord): Promise<void> {
+    const { commandId } = cmd;
     switch (cmd.type) {
       case "START_WORKFLOW":
         if (!(await this.deps.definitions.get(cmd.workflow, cmd.version))) {
@@ -164,7 +177,6 @@ export class Dispatcher {
       default:
         this.deps.log?.("dispatcher: unsupported command", { commandId, type: cmd.type });
     }
-    await this.deps.store.completeCommand(commandId, this.deps.now());
   }
 
   private async startInstance(cmd: CommandRecord): Promise<void> {
@@ -219,7 +231,12 @@ export class Dispatcher {
   private async stopInstance(instanceId: string): Promise<void> {
     this.instances.delete(instanceId);
     let inst = await this.deps.store.getInstance(instanceId);
-    if (!inst) throw new RetryLater(); // its start command has not been handled yet
+    if (!inst) {
+      // Its start is still to come (retry later), or it was dropped (nothing to stop).
+      const start = await this.deps.store.getCommand(`start:${instanceId}`);
+      if (start?.state === "PENDING") throw new RetryLater();
+      return;
+    }
     if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
     const def = await this.definition(inst);
     if (inst.state !== "STOPPING") {
@@ -239,8 +256,17 @@ export class Dispatcher {
         endedAt: now,
         error: "stopped before it started",
       });
-      if (killed) outcomes.push({ index, attempt, state: "KILLED" });
-      else await this.deps.store.updateTask(key, ["RUNNING"], { killRequested: true });
+      if (killed) {
+        outcomes.push({ index, attempt, state: "KILLED" });
+        return;
+      }
+      const running = await this.deps.store.updateTask(key, ["RUNNING"], { killRequested: true });
+      if (running) return;
+      // Neither waiting nor running: over already (for instance killed by an earlier try of
+      // this stop whose instance write was lost). Record what it ended as.
+      const item = await this.deps.store.getTaskInstance(instanceId, key.code, attempt);
+      if (item && isFinalTaskState(item.state))
+        outcomes.push({ index, attempt, state: item.state });
     });
     if (
       !(await this.commit(

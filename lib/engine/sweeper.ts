@@ -59,6 +59,11 @@ export class Sweeper {
     return sent;
   }
 
+  /**
+   * Fails over attempts whose lease ran out. The item stays in the leases index (state
+   * NEED_FAULT_TOLERANCE) until its event was sent, so a crash or a failed send between the two
+   * is finished by the next sweep instead of leaving the instance waiting for ever.
+   */
   private async failOverExpiredLeases(): Promise<number> {
     const { store, queues } = this.deps;
     const now = this.deps.now();
@@ -66,20 +71,34 @@ export class Sweeper {
     let n = 0;
     for (const t of expired) {
       const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
-      const moved = await store.updateTask(
-        key,
-        ["RUNNING"],
-        {
-          state: "NEED_FAULT_TOLERANCE",
-          endedAt: now,
-          error: `worker ${t.worker ?? "?"} stopped renewing its lease`,
-        },
-        { removeLease: true, leaseExpiredBefore: now },
-      );
-      if (!moved) continue; // renewed or finished meanwhile
-      await queues.sendEvents([{ kind: "task", ...key, state: "NEED_FAULT_TOLERANCE" }]);
-      this.deps.log?.("sweeper: task failed over", { ...key, worker: t.worker });
-      n++;
+      try {
+        if (t.state === "RUNNING") {
+          const moved = await store.updateTask(
+            key,
+            ["RUNNING"],
+            {
+              state: "NEED_FAULT_TOLERANCE",
+              endedAt: now,
+              error: `worker ${t.worker ?? "?"} stopped renewing its lease`,
+            },
+            { leaseExpiredBefore: now },
+          );
+          if (!moved) continue; // renewed or finished meanwhile
+          this.deps.log?.("sweeper: task failed over", { ...key, worker: t.worker });
+          n++;
+        } else if (t.state !== "NEED_FAULT_TOLERANCE") {
+          // Finished meanwhile; its lease fields only need clearing.
+          await store.updateTask(key, [t.state], {}, { removeLease: true });
+          continue;
+        }
+        await queues.sendEvents([{ kind: "task", ...key, state: "NEED_FAULT_TOLERANCE" }]);
+        await store.updateTask(key, ["NEED_FAULT_TOLERANCE"], {}, { removeLease: true });
+      } catch (e) {
+        this.deps.log?.("sweeper: failover not finished, next sweep goes on", {
+          ...key,
+          error: String(e),
+        });
+      }
     }
     return n;
   }

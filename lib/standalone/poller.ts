@@ -240,13 +240,28 @@ export class QueuePoller {
    * held HIGH message still goes before a LOW backlog; beyond that they are released.
    */
   private accept(url: string, msgs: Message[]): void {
-    const take = msgs.slice(0, Math.max(0, this.free()));
+    if (msgs.length === 0) return;
+    if (!this.running) {
+      // Stopped meanwhile: let them go back to the queue.
+      for (const m of msgs) void this.release(url, m, 1);
+      return;
+    }
+    if (this.opts.fifo) {
+      // Never split a FIFO receive: it may hold several messages of one group, which must be
+      // handled in order by one invocation (a brief overshoot of the slots is the lesser evil).
+      this.startHandlers(url, msgs);
+      return;
+    }
     const tier = this.opts.queueUrls.indexOf(url);
+    // A better message is held already: these wait behind it, and the loop starts them in order.
+    const behind = this.held.some((h) => h.tier < tier);
+    const take = behind ? [] : msgs.slice(0, Math.max(0, this.free()));
     for (const m of msgs.slice(take.length)) {
-      if (this.held.length < MAX_HELD && this.running) this.held.push({ url, tier, msg: m });
+      if (this.held.length < MAX_HELD) this.held.push({ url, tier, msg: m });
       else void this.release(url, m, 1);
     }
     if (take.length > 0) this.startHandlers(url, take);
+    if (behind) this.signal();
   }
 
   private startHandlers(url: string, msgs: Message[]): void {

@@ -339,6 +339,20 @@ export class DynamoStore implements Store {
     );
   }
 
+  async releaseCommandClaim(commandId: string, claimedAt: number): Promise<void> {
+    await this.conditional(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.commands,
+          Key: { commandId },
+          UpdateExpression: "REMOVE claimedAt",
+          ConditionExpression: "claimedAt = :mine",
+          ExpressionAttributeValues: { ":mine": claimedAt },
+        }),
+      ),
+    );
+  }
+
   async listPendingCommands(before: number, limit: number): Promise<CommandRecord[]> {
     const r = await this.db.send(
       new QueryCommand({
@@ -582,9 +596,12 @@ export class DynamoStore implements Store {
         new UpdateCommand({
           TableName: this.tables.tasks,
           Key: { instanceId: key.instanceId, taskKey: taskKey(key.code, key.attempt) },
-          UpdateExpression:
-            (sets.length ? `SET ${sets.join(", ")}` : "") +
-            (removes.length ? ` REMOVE ${removes.join(", ")}` : ""),
+          UpdateExpression: [
+            sets.length ? `SET ${sets.join(", ")}` : "",
+            removes.length ? `REMOVE ${removes.join(", ")}` : "",
+          ]
+            .filter(Boolean)
+            .join(" "),
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,

@@ -46,6 +46,8 @@ export interface Store {
   /** PENDING and not claimed within `staleMs` → claimed now. */
   claimCommand(commandId: string, now: number, staleMs: number): Promise<CommandRecord | undefined>;
   completeCommand(commandId: string, now: number): Promise<void>;
+  /** Drops a claim taken at `claimedAt` (the claimer failed), so another try may start now. */
+  releaseCommandClaim(commandId: string, claimedAt: number): Promise<void>;
   /** Commands still PENDING created before `before`. */
   listPendingCommands(before: number, limit: number): Promise<CommandRecord[]>;
   markResignalled(commandId: string, resignals: number, at: number): Promise<void>;

@@ -166,3 +166,57 @@ describe("duplicate and concurrent deliveries", () => {
     });
   });
 });
+
+describe("failover survives a lost event", () => {
+  it("keeps a failed-over attempt in the lease index until its event was sent", async () => {
+    await useTestAws();
+    const { createRuntime: create } = await import("../../lib/runtime/runtime.js");
+    const { Sweeper } = await import("../../lib/engine/sweeper.js");
+    const rt = create({
+      ...(await import("../../lib/aws/config.js")).loadConfig(),
+      dataDir: mkdtempSync(join(tmpdir(), "shoal-fo-")),
+    });
+    const store = rt.api.store;
+    const key = { instanceId: "fo", code: "t", attempt: 1 };
+    await store.putTaskInstance({
+      ...key,
+      workflow: "w",
+      type: "SHELL",
+      state: "DISPATCHED",
+      priority: "MEDIUM",
+      workerGroup: "default",
+      submittedAt: 1,
+    });
+    await store.updateTask(key, ["DISPATCHED"], {
+      state: "RUNNING",
+      worker: "gone",
+      leaseExpiresAt: 10,
+    });
+    const sent: unknown[] = [];
+    let fail = true;
+    const queues = {
+      ...rt.api.queues,
+      sendEvents: async (events: unknown[]) => {
+        if (fail) throw new Error("SQS is down");
+        sent.push(...events);
+      },
+    };
+    const sweeper = new Sweeper({
+      store,
+      queues: queues as never,
+      now: () => Date.now(),
+      commandResignalMs: 60_000,
+    });
+    await sweeper.sweep(); // the write lands, the send fails
+    expect((await store.getTaskInstance("fo", "t", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
+    expect((await store.listExpiredLeases(Date.now(), 100)).map((t) => t.instanceId)).toContain(
+      "fo",
+    );
+    fail = false;
+    await sweeper.sweep(); // the next sweep sends it and only then leaves the index
+    expect(sent).toEqual([{ kind: "task", ...key, state: "NEED_FAULT_TOLERANCE" }]);
+    expect((await store.listExpiredLeases(Date.now(), 100)).map((t) => t.instanceId)).not.toContain(
+      "fo",
+    );
+  });
+});
