@@ -7,7 +7,6 @@
  * message redoes the same idempotent effects and changes nothing twice.
  */
 import { isFinalTaskState } from "../core/model.js";
-import { compareDispatch } from "../core/priority.js";
 import {
   type AdvanceContext,
   type AdvanceResult,
@@ -18,17 +17,14 @@ import {
   type TaskOutcome,
 } from "../core/progress.js";
 import { assertInstanceTransition } from "../core/states.js";
-import {
-  type EventMessage,
-  type TaskEvent,
-  type TaskMessage,
-  taskEventsOf,
-} from "../queue/messages.js";
+import { type EventMessage, type TaskEvent, taskEventsOf } from "../queue/messages.js";
 import type { Queues } from "../queue/sqs-queues.js";
-import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../store/records.js";
+import type { CommandRecord, InstanceRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
+import { mapLimit } from "./concurrency.js";
 import type { DefinitionCache, LoadedDefinition } from "./definitions.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
+import { dispatchTasks } from "./task-dispatch.js";
 
 export interface DispatcherDeps {
   store: Store;
@@ -48,18 +44,6 @@ export interface DispatcherDeps {
 
 /** Thrown when a message cannot be applied yet (for example its instance is not written yet). */
 class RetryLater extends Error {}
-
-async function mapLimit<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (t: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-}
 
 /** Instances a dispatcher keeps in memory between events (LRU). */
 const INSTANCE_CACHE_SIZE = 1_000;
@@ -217,7 +201,7 @@ export class Dispatcher {
       attempt: attemptOf(inst.progress, index),
       delaySeconds: 0,
     }));
-    await this.dispatch(inst, def, orders);
+    await dispatchTasks(this.deps, inst, def, orders);
     const next: InstanceRecord = {
       ...inst,
       state: "RUNNING",
@@ -314,7 +298,7 @@ export class Dispatcher {
     result: AdvanceResult,
   ): Promise<boolean> {
     if (!result.changed) return true;
-    await this.dispatch(inst, def, result.dispatch);
+    await dispatchTasks(this.deps, inst, def, result.dispatch);
     const next: InstanceRecord = { ...inst, progress: result.progress, rev: inst.rev + 1 };
     if (result.finalState) {
       assertInstanceTransition(inst.state, result.finalState);
@@ -337,73 +321,5 @@ export class Dispatcher {
       }
     }
     return ok;
-  }
-
-  /** Writes the task instances (if absent) and sends them, highest priority first. */
-  private async dispatch(
-    inst: InstanceRecord,
-    def: LoadedDefinition,
-    orders: ReadonlyArray<{ index: number; attempt: number; delaySeconds: number }>,
-  ): Promise<void> {
-    if (orders.length === 0) return;
-    const now = this.deps.now();
-    const tasks = def.definition.tasks;
-    const sorted = [...orders].sort((a, b) =>
-      compareDispatch(
-        {
-          instancePriority: inst.priority,
-          instanceCreatedAt: inst.createdAt,
-          taskPriority: tasks[a.index]?.priority ?? "MEDIUM",
-          code: tasks[a.index]?.code ?? "",
-        },
-        {
-          instancePriority: inst.priority,
-          instanceCreatedAt: inst.createdAt,
-          taskPriority: tasks[b.index]?.priority ?? "MEDIUM",
-          code: tasks[b.index]?.code ?? "",
-        },
-      ),
-    );
-    // Items and messages go out together: a worker that gets the message first creates the
-    // item with its claim (same fields), and the put then finds it there. Both are done before
-    // the instance write that records the decision.
-    const puts = mapLimit(sorted, 32, async (o) => {
-      const task = tasks[o.index];
-      if (!task) return;
-      const record: TaskInstanceRecord = {
-        instanceId: inst.instanceId,
-        workflow: inst.workflow,
-        code: task.code,
-        attempt: o.attempt,
-        type: task.type,
-        // A delayed retry waits as SUBMITTED; a task sent now is DISPATCHED.
-        state: o.delaySeconds > 0 ? "SUBMITTED" : "DISPATCHED",
-        priority: task.priority,
-        workerGroup: task.workerGroup,
-        submittedAt: now,
-      };
-      await this.deps.store.putTaskInstance(record); // false = there already: fine
-    });
-    const globals = def.definition.params;
-    const sends = this.deps.queues.sendTasks(
-      sorted.map((o) => {
-        const task = tasks[o.index] as (typeof tasks)[number];
-        const message: TaskMessage = {
-          instanceId: inst.instanceId,
-          workflow: inst.workflow,
-          version: inst.version,
-          code: task.code,
-          attempt: o.attempt,
-          instancePriority: inst.priority,
-          dryRun: inst.dryRun,
-          submittedAt: now,
-          task,
-          // Precedence: startup > local > global (DolphinScheduler).
-          params: { ...globals, ...task.params, ...inst.params },
-        };
-        return { message, workerGroup: task.workerGroup, delaySeconds: o.delaySeconds };
-      }),
-    );
-    await Promise.all([puts, sends]);
   }
 }
