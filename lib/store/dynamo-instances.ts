@@ -1,0 +1,107 @@
+/**
+ * The instances table: one item per workflow instance, listed newest first through the
+ * by-created index (all instances) or the by-workflow index.
+ */
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { INDEX } from "../aws/resources.js";
+import { conditional, type Item, page, queryAll, strip } from "./dynamo-common.js";
+import type { InstanceRecord, InstanceSummaryRecord, Page } from "./records.js";
+import type { ListInstancesQuery } from "./store.js";
+
+const FINAL_INSTANCE = ["STOPPED", "SUCCESS", "FAILURE"];
+
+export class DynamoInstances {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  private instanceItem(inst: InstanceRecord): Item {
+    return {
+      ...inst,
+      listKey: "I",
+      createdKey: `${new Date(inst.createdAt).toISOString()}#${inst.instanceId}`,
+    };
+  }
+
+  putInstance(inst: InstanceRecord): Promise<boolean> {
+    return conditional(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: this.instanceItem(inst),
+          ConditionExpression: "attribute_not_exists(instanceId)",
+        }),
+      ),
+    );
+  }
+
+  async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
+    const r = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { instanceId },
+        ConsistentRead: true,
+      }),
+    );
+    return r.Item ? strip<InstanceRecord>(r.Item, "listKey", "createdKey") : undefined;
+  }
+
+  updateInstance(inst: InstanceRecord): Promise<boolean> {
+    return conditional(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: this.instanceItem(inst),
+          ConditionExpression: "rev = :prev",
+          ExpressionAttributeValues: { ":prev": inst.rev - 1 },
+        }),
+      ),
+    );
+  }
+
+  async listInstances(q: ListInstancesQuery): Promise<Page<InstanceSummaryRecord>> {
+    const byWorkflow = q.workflow !== undefined;
+    const found = await page(
+      this.db,
+      {
+        TableName: this.table,
+        IndexName: byWorkflow ? INDEX.instancesByWorkflow : INDEX.instancesByCreated,
+        KeyConditionExpression: byWorkflow ? "workflow = :k" : "listKey = :k",
+        ...(q.state
+          ? { FilterExpression: "#s = :s", ExpressionAttributeNames: { "#s": "state" } }
+          : {}),
+        ExpressionAttributeValues: {
+          ":k": byWorkflow ? q.workflow : "I",
+          ...(q.state ? { ":s": q.state } : {}),
+        },
+        ScanIndexForward: false,
+      },
+      q.limit,
+      [byWorkflow ? "workflow" : "listKey", "createdKey", "instanceId"],
+      q.nextToken,
+    );
+    return {
+      ...found,
+      items: found.items.map((i) => strip<InstanceSummaryRecord>(i, "listKey", "createdKey")),
+    };
+  }
+
+  async hasUnfinishedInstances(workflow: string): Promise<boolean> {
+    const items = await queryAll(this.db, {
+      TableName: this.table,
+      IndexName: INDEX.instancesByWorkflow,
+      KeyConditionExpression: "workflow = :w",
+      FilterExpression: "NOT (#s IN (:a, :b, :c))",
+      ExpressionAttributeNames: { "#s": "state" },
+      ExpressionAttributeValues: {
+        ":w": workflow,
+        ":a": FINAL_INSTANCE[0],
+        ":b": FINAL_INSTANCE[1],
+        ":c": FINAL_INSTANCE[2],
+      },
+      ProjectionExpression: "instanceId",
+    });
+    return items.length > 0;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The tasks table: one item per attempt of a task of an instance (sort key `taskKey`); a
+ * RUNNING attempt with a lease also sits in the leases index (one shard).
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { INDEX } from "../aws/resources.js";
+import type { TaskState } from "../core/model.js";
+import { conditional, type Item, isConditionFailure, queryAll, strip } from "./dynamo-common.js";
+import type { TaskInstanceRecord } from "./records.js";
+
+const LEASE_SHARD = "L0";
+
+/** `code#0001`: sorts attempts in order within a task. */
+export function taskKey(code: string, attempt: number): string {
+  return `${code}#${String(attempt).padStart(4, "0")}`;
+}
+
+export class DynamoTasks {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  private taskItem(t: TaskInstanceRecord): Item {
+    return { ...t, taskKey: taskKey(t.code, t.attempt) };
+  }
+
+  putTaskInstance(task: TaskInstanceRecord): Promise<boolean> {
+    return conditional(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: this.taskItem(task),
+          ConditionExpression: "attribute_not_exists(taskKey)",
+        }),
+      ),
+    );
+  }
+
+  async getTaskInstance(
+    instanceId: string,
+    code: string,
+    attempt: number,
+  ): Promise<TaskInstanceRecord | undefined> {
+    const r = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { instanceId, taskKey: taskKey(code, attempt) },
+        ConsistentRead: true,
+      }),
+    );
+    return r.Item ? strip<TaskInstanceRecord>(r.Item, "taskKey", "leaseShard") : undefined;
+  }
+
+  async listTaskInstances(instanceId: string): Promise<TaskInstanceRecord[]> {
+    const items = await queryAll(this.db, {
+      TableName: this.table,
+      KeyConditionExpression: "instanceId = :i",
+      ExpressionAttributeValues: { ":i": instanceId },
+    });
+    return items.map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard"));
+  }
+
+  async listAttempts(instanceId: string, code: string): Promise<TaskInstanceRecord[]> {
+    const items = await queryAll(this.db, {
+      TableName: this.table,
+      KeyConditionExpression: "instanceId = :i AND begins_with(taskKey, :c)",
+      ExpressionAttributeValues: { ":i": instanceId, ":c": `${code}#` },
+    });
+    return items.map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard"));
+  }
+
+  async updateTask(
+    key: { instanceId: string; code: string; attempt: number },
+    from: readonly TaskState[],
+    changes: Partial<TaskInstanceRecord>,
+    opts: {
+      worker?: string;
+      removeLease?: boolean;
+      leaseExpiredBefore?: number;
+      createWith?: TaskInstanceRecord;
+    } = {},
+  ): Promise<TaskInstanceRecord | undefined> {
+    const names: Record<string, string> = { "#state": "state" };
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    const removes: string[] = [];
+    let n = 0;
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === undefined) continue;
+      names[`#f${n}`] = k;
+      values[`:v${n}`] = v;
+      sets.push(`#f${n} = :v${n}`);
+      n++;
+    }
+    if (changes.leaseExpiresAt !== undefined) {
+      sets.push("leaseShard = :shard");
+      values[":shard"] = LEASE_SHARD;
+    }
+    if (opts.removeLease) removes.push("leaseShard", "leaseExpiresAt");
+    const states = from.map((s, i) => {
+      values[`:from${i}`] = s;
+      return `:from${i}`;
+    });
+    let condition = `#state IN (${states.join(", ")})`;
+    if (opts.createWith) {
+      // Fields of a missing item: set only where absent, so an existing item keeps its own.
+      for (const [k, v] of Object.entries(opts.createWith)) {
+        if (k in changes || k === "instanceId" || k === "state" || v === undefined) continue;
+        names[`#c${n}`] = k;
+        values[`:c${n}`] = v;
+        sets.push(`#c${n} = if_not_exists(#c${n}, :c${n})`);
+        n++;
+      }
+      condition = `(attribute_not_exists(taskKey) OR ${condition})`;
+    }
+    if (opts.worker !== undefined) {
+      names["#worker"] = "worker";
+      values[":worker"] = opts.worker;
+      condition += " AND #worker = :worker";
+    }
+    if (opts.leaseExpiredBefore !== undefined) {
+      values[":expiredBefore"] = opts.leaseExpiredBefore;
+      condition += " AND leaseExpiresAt < :expiredBefore";
+    }
+    try {
+      const r = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { instanceId: key.instanceId, taskKey: taskKey(key.code, key.attempt) },
+          UpdateExpression: [
+            sets.length ? `SET ${sets.join(", ")}` : "",
+            removes.length ? `REMOVE ${removes.join(", ")}` : "",
+          ]
+            .filter(Boolean)
+            .join(" "),
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return strip<TaskInstanceRecord>(r.Attributes ?? {}, "taskKey", "leaseShard");
+    } catch (e) {
+      if (isConditionFailure(e)) return undefined;
+      throw e;
+    }
+  }
+
+  async listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]> {
+    const r = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: INDEX.leases,
+        KeyConditionExpression: "leaseShard = :s AND leaseExpiresAt < :now",
+        ExpressionAttributeValues: { ":s": LEASE_SHARD, ":now": now },
+        Limit: limit,
+      }),
+    );
+    return (r.Items ?? []).map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard"));
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Driving the engine by hand for the HTTP API tests (no pollers): hand-built SQS records fed to
+ * the dispatcher and worker of the server `startApiServer()` started (api-client.ts).
+ */
+import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { expect } from "vitest";
+import { sqsClient } from "../../lib/aws/clients.js";
+import type { SqsRecord } from "../../lib/engine/lambda-events.js";
+import type { EventMessage, TaskMessage } from "../../lib/queue/messages.js";
+import { apiServer, get } from "./api-client.js";
+import { until } from "./poll.js";
+
+let seq = 0;
+export function sqsRecord(body: string, groupId?: string, queueName = "events.fifo"): SqsRecord {
+  seq++;
+  return {
+    messageId: `msg-${seq}`,
+    receiptHandle: `rh-${seq}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: "1",
+      SentTimestamp: String(Date.now()),
+      ...(groupId ? { MessageGroupId: groupId, MessageDeduplicationId: `d-${seq}` } : {}),
+    },
+    messageAttributes: {},
+    md5OfBody: "",
+    eventSource: "aws:sqs",
+    eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queueName}`,
+    awsRegion: "us-east-1",
+  };
+}
+
+export async function dispatch(event: EventMessage): Promise<void> {
+  const r = await apiServer().rt.dispatcher.handleBatch([
+    sqsRecord(JSON.stringify(event), event.instanceId),
+  ]);
+  expect(r.batchItemFailures).toEqual([]);
+}
+
+/** Creates the instance record and dispatches its first tasks (instance → RUNNING). */
+export async function startInstance(instanceId: string): Promise<void> {
+  await dispatch({ kind: "command", commandId: `start:${instanceId}`, instanceId });
+}
+
+/** Receives the task message the dispatcher sent for this instance from the task queues. */
+export async function receiveTask(
+  instanceId: string,
+): Promise<{ record: SqsRecord; msg: TaskMessage }> {
+  return until(
+    async () => {
+      for (const url of apiServer().aws.taskUrls) {
+        const r = await sqsClient().send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            VisibilityTimeout: 1,
+          }),
+        );
+        for (const m of r.Messages ?? []) {
+          const msg = JSON.parse(m.Body ?? "{}") as TaskMessage;
+          if (msg.instanceId !== instanceId) continue;
+          await sqsClient().send(
+            new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }),
+          );
+          const queueName = url.split("/").pop() ?? url;
+          return { record: sqsRecord(m.Body ?? "", undefined, queueName), msg };
+        }
+      }
+      return undefined;
+    },
+    { what: `a task message of ${instanceId}` },
+  );
+}
+
+/** Drives a one-task instance to SUCCESS: dispatcher, worker (real shell), dispatcher. */
+export async function runToSuccess(instanceId: string): Promise<void> {
+  await startInstance(instanceId);
+  const { record, msg } = await receiveTask(instanceId);
+  const w = await apiServer().rt.worker.handleBatch([record]);
+  expect(w.batchItemFailures).toEqual([]);
+  await dispatch({
+    kind: "task",
+    instanceId,
+    code: msg.code,
+    attempt: msg.attempt,
+    state: "SUCCESS",
+  });
+  await until(async () => (await get(`/v1/instances/${instanceId}`)).body?.state === "SUCCESS", {
+    what: `${instanceId} SUCCESS`,
+  });
+}
+
+// ---- tests ----------------------------------------------------------------------------------
