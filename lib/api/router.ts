@@ -7,12 +7,14 @@ import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { ApiDeps } from "./deps.js";
 import { errorResult, json } from "./http.js";
 import * as inst from "./instances.js";
+import { openApiDocument } from "./openapi.js";
 import * as wf from "./workflows.js";
 
 type Handler = (deps: ApiDeps, params: string[], event: HttpApiEvent) => Promise<HttpApiResult>;
 
 const ROUTES: Array<[string, RegExp, Handler]> = [
   ["GET", /^\/v1\/health$/, async (d) => json(200, { status: "ok", version: d.version })],
+  ["GET", /^\/v1\/openapi\.json$/, async (d) => json(200, openApiDocument(d.version))],
   ["GET", /^\/v1\/workflows$/, (d, _p, e) => wf.listWorkflows(d, e)],
   ["PUT", /^\/v1\/workflows\/([^/]+)$/, (d, [n], e) => wf.putWorkflow(d, n as string, e)],
   ["GET", /^\/v1\/workflows\/([^/]+)$/, (d, [n], e) => wf.getWorkflow(d, n as string, e)],
