@@ -29,6 +29,15 @@ beforeAll(async () => {
 
 afterAll(stopApiServer);
 
+describe("openapi", () => {
+  it("GET /v1/openapi.json → 200 with the OpenAPI 3.1 document", async () => {
+    const r = await get("/v1/openapi.json");
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe("3.1.0");
+    expect(Object.keys(r.body.paths)).toContain("/v1/workflows/{name}/runs");
+  });
+});
+
 describe("health", () => {
   it("GET /v1/health → 200 with status and the package version", async () => {
     const r = await get("/v1/health");
