@@ -8,29 +8,25 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
-  SQSClient,
 } from "@aws-sdk/client-sqs";
 import {
   BatchWriteCommand,
-  DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { dynamoClient, resetClients, sqsClient } from "../lib/aws/clients.js";
 import { resourceNames } from "../lib/aws/config.js";
 import { ensureEventsQueue, ensureTables, ensureTaskQueues, INDEX } from "../lib/aws/resources.js";
 import { startEmulators } from "../lib/standalone/emulators.js";
 import { childCpuMs, machineBusyMs, waitForQuiet } from "./harness.js";
 import type { ScenarioOptions, ScenarioResult } from "./scenarios.js";
 import { round, summarize, table } from "./stats.js";
-
-const creds = { accessKeyId: "bench", secretAccessKey: "bench" };
 
 /** Process CPU (user+system, all threads: client, emulator, GC, libuv pool) per operation of the last timeEach/rate. */
 let lastCpuMs = Number.NaN;
@@ -94,23 +90,20 @@ async function measure(persist: boolean, rows: Row[]): Promise<void> {
   const em = await startEmulators(persist ? { dataDir: dir } : {});
   const store = persist ? "on disk" : "in memory";
   try {
-    const base = new DynamoDBClient({
-      region: "us-east-1",
-      endpoint: em.dynamodbEndpoint,
-      credentials: creds,
+    // Clients come from the one factory, pointed at these emulators through the environment.
+    Object.assign(process.env, {
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "bench",
+      AWS_SECRET_ACCESS_KEY: "bench",
+      AWS_ENDPOINT_URL_DYNAMODB: em.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SQS: em.sqsEndpoint,
     });
-    const ddb = DynamoDBDocumentClient.from(base, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    const sqs = new SQSClient({
-      region: "us-east-1",
-      endpoint: em.sqsEndpoint,
-      credentials: creds,
-      useQueueUrlAsEndpoint: false,
-    });
+    resetClients();
+    const ddb = dynamoClient();
+    const sqs = sqsClient();
     const prefix = "bench";
     const names = resourceNames(prefix);
-    await ensureTables(base, names.tables);
+    await ensureTables(ddb as never, names.tables);
     const eventsUrl = await ensureEventsQueue(sqs, prefix);
     const [, , taskUrl] = await ensureTaskQueues(sqs, prefix, "default");
     const N = 300;
@@ -447,8 +440,7 @@ async function measure(persist: boolean, rows: Row[]): Promise<void> {
         );
     }
     add("SQS send → waiting long poll returns", wake);
-    base.destroy();
-    sqs.destroy();
+    resetClients();
   } finally {
     await em.stop();
     rmSync(dir, { recursive: true, force: true });
