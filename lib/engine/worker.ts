@@ -45,9 +45,10 @@ export class Worker {
   }
 
   /**
-   * Ends every running attempt without recording a result (process shutdown): their leases run
-   * out and the sweeper fails them over to a new attempt, as DolphinScheduler does for a worker
-   * that goes away.
+   * Process shutdown: kills every running attempt's process group and reports each as
+   * NEED_FAULT_TOLERANCE, so the dispatcher starts a new attempt at once (not counted against
+   * retries), as DolphinScheduler fails over a worker that goes away. A worker killed outright
+   * leaves that to the sweeper when the lease runs out.
    */
   shutdown(): void {
     this.shuttingDown = true;
@@ -107,6 +108,22 @@ export class Worker {
     }
     const result = await this.run(msg, record);
     if (result === "lost") return;
+    if (result === "shutdown") {
+      // Report the attempt for failover now rather than after its lease runs out: the
+      // dispatcher starts a new attempt (not counted against retries) as soon as it hears.
+      const handedBack = await store.updateTask(
+        key,
+        ["RUNNING"],
+        {
+          state: "NEED_FAULT_TOLERANCE",
+          endedAt: this.deps.now(),
+          error: `worker ${this.id} shut down`,
+        },
+        { worker: this.id, removeLease: true },
+      );
+      if (handedBack) await this.emit(msg, "NEED_FAULT_TOLERANCE");
+      return;
+    }
     const done = await store.updateTask(
       key,
       ["RUNNING"],
@@ -128,8 +145,14 @@ export class Worker {
     ]);
   }
 
-  /** Runs the attempt; "lost" when the lease was lost (the result must not be written). */
-  private async run(msg: TaskMessage, record: SqsRecord): Promise<TaskResult | "lost"> {
+  /**
+   * Runs the attempt; "lost" when the lease was lost (the result must not be written),
+   * "shutdown" when the worker is stopping (the task was killed and must be failed over).
+   */
+  private async run(
+    msg: TaskMessage,
+    record: SqsRecord,
+  ): Promise<TaskResult | "lost" | "shutdown"> {
     const { deps } = this;
     const log = deps.logs.open({
       workflow: msg.workflow,
@@ -210,10 +233,13 @@ export class Worker {
         signal: kill.signal,
         workDir,
       });
-      return lost || this.shuttingDown ? "lost" : result;
+      if (lost) return "lost";
+      // Killed by the shutdown (not a result of its own): hand it back for failover.
+      return this.shuttingDown && result.state === "KILLED" ? "shutdown" : result;
     } catch (e) {
       log.write(`shoal: task failed to run: ${(e as Error).message}`);
-      return lost || this.shuttingDown ? "lost" : { state: "FAILURE", error: (e as Error).message };
+      if (lost) return "lost";
+      return this.shuttingDown ? "shutdown" : { state: "FAILURE", error: (e as Error).message };
     } finally {
       this.running.delete(kill);
       clearInterval(timer);

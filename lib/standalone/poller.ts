@@ -43,6 +43,9 @@ function arnOf(url: string, region: string): string {
   return `arn:aws:sqs:${region}:${account}:${name}`;
 }
 
+/** How long a stopping poller lets its waiting long polls answer before it cuts them, ms. */
+const LONG_POLL_DRAIN_MS = 2_000;
+
 /** Messages a poller may hold beyond its free slots (answers of long polls that came late). */
 const MAX_HELD = 10;
 
@@ -113,14 +116,21 @@ export class QueuePoller {
   /** Stops receiving and waits (up to `graceMs`) for handlers in progress. */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
-    this.abort.abort();
     this.signal();
     await this.loop;
     await Promise.race([
       Promise.all(this.handlers),
       new Promise((r) => setTimeout(r, graceMs).unref()),
     ]);
-    await this.deleter.flush();
+    // Long polls still waiting are not cut at once: an aborted request can still take a message
+    // on the server side (it would then stay invisible for the visibility timeout). What they
+    // bring now, such as the new attempt of a task this worker just handed back, is released.
+    await Promise.race([
+      Promise.all(this.longPolls.values()),
+      new Promise((r) => setTimeout(r, LONG_POLL_DRAIN_MS).unref()),
+    ]);
+    this.abort.abort();
+    await Promise.all([this.deleter.flush(), ...this.releases]);
   }
 
   private free(): number {
@@ -278,7 +288,16 @@ export class QueuePoller {
     }
   }
 
-  private async release(url: string, m: Message, seconds: number): Promise<void> {
+  /** Releases in flight; a stopping poller waits for them. */
+  private readonly releases = new Set<Promise<void>>();
+
+  private release(url: string, m: Message, seconds: number): Promise<void> {
+    const p = this.sendRelease(url, m, seconds).finally(() => this.releases.delete(p));
+    this.releases.add(p);
+    return p;
+  }
+
+  private async sendRelease(url: string, m: Message, seconds: number): Promise<void> {
     try {
       await this.opts.sqs.send(
         // At least 1 s: fauxqs 2.x with persistence loses a message made visible with 0 (its

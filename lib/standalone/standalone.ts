@@ -205,7 +205,7 @@ export async function runStandalone(opts: StandaloneOptions): Promise<void> {
   await new Promise<void>((resolveStop) => {
     const onSignal = (sig: string) => {
       process.stdout.write(
-        `\n${sig}: stopping (running tasks are failed over on the next start)\n`,
+        `\n${sig}: stopping (running tasks are killed and handed back for failover)\n`,
       );
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);

@@ -73,7 +73,7 @@ export async function runWorkerProcess(opts: {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       runtime.worker.shutdown();
-      poller.stop(3_000).then(done, done);
+      poller.stop(6_000).then(done, done);
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);

@@ -3,7 +3,7 @@
  * timeouts, failure strategies, dry runs, logs, and an external `shoal worker` serving tasks.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -24,6 +24,7 @@ interface Task {
   attempt: number;
   exitCode?: number;
   error?: string;
+  endedAt?: string;
 }
 
 describe("tasks in shoal standalone", () => {
@@ -204,4 +205,84 @@ it("with --workers 0, an external `shoal worker` started with endpoints.env runs
     await sa.stop();
   }
   expect(worker.exitCode ?? 0).toBe(0);
+}, 90_000);
+
+it("a `shoal worker` stopped with SIGTERM kills its tasks and hands them to another worker at once", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "shoal-sigterm-"));
+  const sa = await startStandaloneProcess({ dataDir: dir, workers: 0 });
+  const startWorker = () => {
+    const w = spawn(
+      process.execPath,
+      [join(REPO, "bin/shoal.js"), "worker", "--concurrency", "2"],
+      {
+        cwd: REPO,
+        env: { ...process.env, SHOAL_ENV_FILE: join(dir, "endpoints.env"), SHOAL_QUIET: "true" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    w.stdout.on("data", (d) => {
+      out += d;
+    });
+    return {
+      w,
+      ready: () => until(() => out.includes("shoal worker"), { what: "a worker to start" }),
+    };
+  };
+  const a = startWorker();
+  let b: ReturnType<typeof startWorker> | undefined;
+  try {
+    await a.ready();
+    await api(sa.url, "PUT", "/v1/workflows/handover", {
+      tasks: [
+        {
+          code: "long",
+          type: "SHELL",
+          // Sleeps long on its first attempt only; the grandchild's pid shows whether it was killed.
+          command:
+            'if [ "$SHOAL_ATTEMPT" = 1 ]; then sleep 60 & echo $! > "$SHOAL_INSTANCE_DIR/pid"; wait; fi; echo done',
+        },
+      ],
+    });
+    const id = (await api(sa.url, "POST", "/v1/workflows/handover/runs", {})).body
+      .instanceId as string;
+    const pidFile = join(dir, "work", "handover", id, "shared", "pid");
+    const pid = await until(() => Number(readFileSync(pidFile, "utf8")) || undefined, {
+      what: "attempt 1 to start",
+    });
+    const stoppedAt = Date.now();
+    a.w.kill("SIGTERM");
+    await new Promise((r) => a.w.once("exit", r));
+    expect(a.w.exitCode).toBe(0);
+    // No orphan left behind (polled: the killed process may wait a moment to be reaped).
+    await until(
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { what: "attempt 1's process to be gone" },
+    );
+    b = startWorker();
+    await b.ready();
+    const inst = await waitFinal(sa.url, id, 30_000);
+    expect(inst.state).toBe("SUCCESS");
+    const attempts = (await api(sa.url, "GET", `/v1/instances/${id}/tasks/long/attempts`)).body
+      .items;
+    expect(attempts.map((t: Task) => t.state)).toEqual(["NEED_FAULT_TOLERANCE", "SUCCESS"]);
+    expect(attempts[0].error).toMatch(/shut down/);
+    // Handed over at once, not after the 10 s lease.
+    expect(Date.parse(attempts[0].endedAt) - stoppedAt).toBeLessThan(8_000);
+  } finally {
+    a.w.kill("SIGKILL");
+    const last = b?.w;
+    if (last) {
+      last.kill("SIGTERM");
+      await new Promise((r) => last.once("exit", r));
+    }
+    await sa.stop();
+  }
 }, 90_000);
