@@ -78,6 +78,10 @@ interface TaskDefinitionBase {
   retries: number;
   /** Delay before a retry, seconds. */
   retryIntervalSeconds: number;
+  /** FIXED (default) or EXPONENTIAL: the interval doubles with each retry. */
+  retryBackoff: "FIXED" | "EXPONENTIAL";
+  /** Cap of an EXPONENTIAL interval, seconds. */
+  maxRetryIntervalSeconds?: number;
   /** Wall-clock limit of one attempt, seconds. */
   timeoutSeconds?: number;
   timeoutStrategy: TimeoutStrategy;

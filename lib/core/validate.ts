@@ -16,6 +16,7 @@ import {
   TIMEOUT_STRATEGIES,
   type WorkflowDefinition,
 } from "./model.js";
+import { RETRY_BACKOFFS } from "./retry.js";
 
 /** Names of workflows and codes of tasks (API-v1.md). */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -90,6 +91,8 @@ const taskBase = {
     .max(LIMITS.retries, { error: `must be <= ${LIMITS.retries}` })
     .default(0),
   retryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).default(0),
+  retryBackoff: z.enum(RETRY_BACKOFFS, { error: "must be FIXED or EXPONENTIAL" }).default("FIXED"),
+  maxRetryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).optional(),
   timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
   timeoutStrategy: z.enum(TIMEOUT_STRATEGIES, { error: "must be WARN or FAIL" }).default("FAIL"),
   workerGroup: z

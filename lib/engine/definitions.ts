@@ -46,6 +46,10 @@ export class DefinitionCache {
         policies: def.tasks.map((t) => ({
           retries: t.retries,
           retryIntervalSeconds: t.retryIntervalSeconds,
+          retryBackoff: t.retryBackoff,
+          ...(t.maxRetryIntervalSeconds !== undefined
+            ? { maxRetryIntervalSeconds: t.maxRetryIntervalSeconds }
+            : {}),
         })),
       };
     });

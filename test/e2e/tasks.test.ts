@@ -108,6 +108,31 @@ describe("tasks in shoal standalone", () => {
     expect(log2.nextToken).toBeUndefined(); // finished: nothing more to follow
   });
 
+  it("backs off exponentially between retries", async () => {
+    const inst = await runWorkflow("backoff", {
+      tasks: [
+        {
+          code: "flaky",
+          type: "SHELL",
+          retries: 2,
+          retryIntervalSeconds: 1,
+          retryBackoff: "EXPONENTIAL",
+          maxRetryIntervalSeconds: 10,
+          command: '[ "$SHOAL_ATTEMPT" -ge 3 ]',
+        },
+      ],
+    });
+    expect(inst.state).toBe("SUCCESS");
+    const attempts = (
+      await api(sa.url, "GET", `/v1/instances/${inst.instanceId}/tasks/flaky/attempts`)
+    ).body.items as Array<Task & { startedAt: string }>;
+    const gap = (i: number) =>
+      Date.parse(attempts[i + 1]?.startedAt as string) - Date.parse(attempts[i]?.endedAt as string);
+    expect(attempts.map((a) => a.state)).toEqual(["FAILURE", "FAILURE", "SUCCESS"]);
+    expect(gap(0)).toBeGreaterThanOrEqual(900); // 1 s
+    expect(gap(1)).toBeGreaterThanOrEqual(1_900); // 2 s
+  });
+
   it("fails a task at its timeout and, under END, starts nothing after it", async () => {
     const inst = await runWorkflow("slow", {
       tasks: [

@@ -66,6 +66,7 @@ describe("parseWorkflowDefinition: defaults", () => {
       priority: "MEDIUM",
       retries: 0,
       retryIntervalSeconds: 0,
+      retryBackoff: "FIXED",
       timeoutStrategy: "FAIL",
       workerGroup: "default",
       params: {},
