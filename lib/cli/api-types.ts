@@ -28,7 +28,13 @@ export interface WorkflowSummary {
 /** Answer of `GET /v1/workflows/{name}`: the definition plus its metadata. */
 export interface WorkflowDetail extends WorkflowSummary {
   createdAt: string;
-  tasks: Array<{ code: string }>;
+  tasks: WorkflowTaskRef[];
+}
+
+/** The part of a task definition the CLI reads: its code and the tasks it waits for. */
+export interface WorkflowTaskRef {
+  code: string;
+  upstream?: string[];
 }
 
 /** Answer of `POST /v1/workflows/{name}/runs`. */
@@ -56,10 +62,22 @@ export interface TaskInstance {
   code: string;
   state: string;
   attempt?: number;
+  startedAt?: string;
+  endedAt?: string;
+  error?: string;
+}
+
+/** `progress` of an instance: task counts over the tasks in scope (killed counts as failed). */
+export interface InstanceProgress {
+  done: number;
+  active: number;
+  failed: number;
+  total: number;
 }
 
 /** Answer of `GET /v1/instances/{id}`. */
 export interface Instance extends InstanceSummary {
+  progress?: InstanceProgress;
   tasks?: TaskInstance[];
 }
 

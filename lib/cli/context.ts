@@ -14,6 +14,11 @@ export interface OutStream {
 export interface CliIo {
   stdout: OutStream;
   stderr: OutStream;
+  /**
+   * Ends commands that run until interrupted (`instances --watch`) the way Ctrl-C does, with
+   * exit 0. Without it such a command listens for SIGINT itself.
+   */
+  signal?: AbortSignal;
 }
 
 /** Shared by all commands of one `main()` call. */
@@ -35,4 +40,21 @@ export const POLL_INTERVAL_MS = 500;
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Resolves after `ms` milliseconds, or at once when `signal` aborts (never rejects), so a
+ * poll loop can stop in the middle of its wait.
+ */
+export function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

@@ -47,9 +47,9 @@ export class ApiClient {
     this.endpoint = endpoint.replace(/\/+$/, "");
   }
 
-  /** GET a JSON resource. */
-  async get<T>(path: string, query?: Query): Promise<T> {
-    return (await this.request<T>("GET", path, { query })).body;
+  /** GET a JSON resource; `signal` abandons the request (it then rejects with the signal's reason). */
+  async get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
+    return (await this.request<T>("GET", path, { query, signal })).body;
   }
 
   /** POST a JSON body (or none). */
@@ -66,7 +66,7 @@ export class ApiClient {
   async request<T>(
     method: string,
     path: string,
-    opts: { query?: Query; body?: unknown } = {},
+    opts: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
   ): Promise<ApiResponse<T>> {
     const url = new URL(`${this.endpoint}${path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
@@ -78,15 +78,17 @@ export class ApiClient {
       headers["content-type"] = "application/json";
       payload = JSON.stringify(opts.body);
     }
+    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     let res: Response;
     try {
       res = await fetch(url, {
         method,
         headers,
         body: payload,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout,
       });
     } catch (err) {
+      if (opts.signal?.aborted) throw opts.signal.reason ?? err;
       if (err instanceof Error && err.name === "TimeoutError") {
         throw new CliError(
           `Shoal at ${this.endpoint} did not answer ${method} ${path} within ${REQUEST_TIMEOUT_MS / 1000}s`,

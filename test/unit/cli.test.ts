@@ -415,15 +415,29 @@ describe("instances, get, stop", () => {
   });
 
   it("prints an instance and a workflow as JSON", async () => {
-    const inst = await shoal(["get", "instance", "i-1"]);
+    const inst = await shoal(["get", "instance", "i-1", "-o", "json"]);
     expect(JSON.parse(inst.stdout)).toMatchObject({ instanceId: "i-1", state: "RUNNING" });
     expect(inst.stdout).toContain('\n  "instanceId": "i-1"');
+    const long = await shoal(["get", "instance", "i-1", "--output", "JSON"]);
+    expect(JSON.parse(long.stdout)).toMatchObject({ instanceId: "i-1" });
     const wf = await shoal(["get", "workflow", "etl", "--version", "1"]);
     expect(JSON.parse(wf.stdout)).toMatchObject({ name: "etl", version: 1 });
     const list = await shoal(["workflows"]);
     expect(list.stdout).toMatch(
       /^NAME\s+VERSION\s+RELEASE\s+DESCRIPTION\netl\s+1\s+ONLINE\s+nightly report\n$/,
     );
+  });
+
+  it("draws an instance's task tree by default", async () => {
+    const res = await shoal(["get", "instance", "i-1"]);
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^i-1 {2}etl:1 {2}RUNNING {2}\d.*s$/);
+    expect(lines.slice(1)).toEqual([
+      "extract       RUNNING  attempt 1",
+      "└─ load       -",
+      "   └─ report  -",
+    ]);
   });
 
   it("stops an instance", async () => {

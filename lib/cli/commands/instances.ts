@@ -1,14 +1,26 @@
 /** `shoal instances` and the instance actions (`stop`, `pause`, `resume`, `rerun`, `recover-failed`). */
 import type { Command } from "commander";
 import { INSTANCE_STATES } from "../../core/model.js";
-import type { InstanceActionResult, InstanceSummary, Page } from "../api-types.js";
+import type { InstanceActionResult } from "../api-types.js";
 import type { CliContext } from "../context.js";
-import { durationBetween, formatTime, table, toJson } from "../format.js";
+import { UsageError } from "../errors.js";
+import { table, toJson } from "../format.js";
 import { seg } from "../http.js";
-import { intIn, oneOf } from "../options.js";
+import { fetchInstances, INSTANCE_HEADERS, instanceCells } from "../instance-list.js";
+import { intIn, oneOf, positiveSeconds } from "../options.js";
+import { watchInstances } from "../watch.js";
 
-/** The API's largest page; bigger `--limit`s are served by following `nextToken`. */
-const MAX_PAGE = 200;
+/** Seconds between redraws of `instances --watch`. */
+const DEFAULT_WATCH_INTERVAL = 2;
+
+interface InstancesOptions {
+  workflow?: string;
+  state?: string;
+  limit: number;
+  output: string;
+  watch?: boolean;
+  interval?: number;
+}
 
 const ACTIONS: ReadonlyArray<{ verb: string; description: string }> = [
   { verb: "stop", description: "stop a running instance (its running tasks are killed)" },
@@ -31,20 +43,21 @@ export function registerInstances(program: Command, ctx: CliContext): void {
     )
     .option("--limit <n>", "at most this many instances", intIn(1, 100_000), 50)
     .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
-    .action(async (opts: { workflow?: string; state?: string; limit: number; output: string }) => {
-      const items: InstanceSummary[] = [];
-      let nextToken: string | undefined;
-      do {
-        const page = await ctx.api().get<Page<InstanceSummary>>("/v1/instances", {
-          workflow: opts.workflow,
-          state: opts.state,
-          limit: Math.min(MAX_PAGE, opts.limit - items.length),
-          nextToken,
-        });
-        items.push(...(page.items ?? []));
-        nextToken = page.nextToken;
-      } while (nextToken && items.length < opts.limit);
-
+    .option("-w, --watch", "redraw the table, with task progress, every interval until Ctrl-C")
+    .option(
+      "--interval <seconds>",
+      `seconds between redraws with --watch (default ${DEFAULT_WATCH_INTERVAL}; implies --watch)`,
+      positiveSeconds,
+    )
+    .action(async (opts: InstancesOptions) => {
+      const filter = { workflow: opts.workflow, state: opts.state, limit: opts.limit };
+      if (opts.watch || opts.interval !== undefined) {
+        if (opts.output === "JSON")
+          throw new UsageError("--watch draws a table: drop --output json");
+        await watchInstances(ctx, filter, opts.interval ?? DEFAULT_WATCH_INTERVAL);
+        return;
+      }
+      const { items, nextToken } = await fetchInstances(ctx.api(), filter);
       if (opts.output === "JSON") {
         ctx.out(toJson(nextToken ? { items, nextToken } : { items }));
         return;
@@ -53,14 +66,13 @@ export function registerInstances(program: Command, ctx: CliContext): void {
         ctx.io.stderr.write("no instances\n");
         return;
       }
-      const rows = items.map((i) => [
-        i.instanceId,
-        `${i.workflow}:${i.version}`,
-        i.state,
-        formatTime(i.createdAt),
-        durationBetween(i.startedAt, i.endedAt),
-      ]);
-      ctx.out(table(["INSTANCE", "WORKFLOW", "STATE", "CREATED", "DURATION"], rows));
+      const now = Date.now();
+      ctx.out(
+        table(
+          INSTANCE_HEADERS,
+          items.map((i) => instanceCells(i, now)),
+        ),
+      );
     });
 
   for (const { verb, description } of ACTIONS) {

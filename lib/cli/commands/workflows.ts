@@ -1,10 +1,17 @@
 /** `shoal workflows`, `shoal get workflow` and `shoal get instance`. */
 import type { Command } from "commander";
-import type { Page, WorkflowSummary } from "../api-types.js";
+import type {
+  Instance,
+  Page,
+  WorkflowDetail,
+  WorkflowSummary,
+  WorkflowTaskRef,
+} from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { table, toJson } from "../format.js";
-import { seg } from "../http.js";
+import { ApiError, seg } from "../http.js";
 import { intIn, oneOf } from "../options.js";
+import { renderInstanceTree } from "../tree.js";
 
 /** Registers `workflows` and `get workflow|instance`. */
 export function registerWorkflows(program: Command, ctx: CliContext): void {
@@ -40,7 +47,7 @@ export function registerWorkflows(program: Command, ctx: CliContext): void {
       ctx.out(table(["NAME", "VERSION", "RELEASE", "DESCRIPTION"], rows));
     });
 
-  const get = program.command("get").description("print one resource as JSON");
+  const get = program.command("get").description("show one workflow or instance");
   get
     .command("workflow")
     .description("print a workflow definition (latest version unless --version)")
@@ -52,11 +59,41 @@ export function registerWorkflows(program: Command, ctx: CliContext): void {
     });
   get
     .command("instance")
-    .description("print a workflow instance with the latest attempt of every task")
+    .description("draw a workflow instance's task tree (or print it as JSON with -o json)")
     .argument("<id>", "instance id")
-    .action(async (id: string) => {
-      ctx.out(toJson(await ctx.api().get(`/v1/instances/${seg(id)}`)));
+    .option("-o, --output <format>", "tree or json", oneOf(["TREE", "JSON"] as const), "TREE")
+    .action(async (id: string, opts: { output: string }) => {
+      const inst = await ctx.api().get<Instance>(`/v1/instances/${seg(id)}`);
+      if (opts.output === "JSON") {
+        ctx.out(toJson(inst));
+        return;
+      }
+      const definition = await workflowTasks(ctx, inst);
+      for (const line of renderInstanceTree(inst, definition)) ctx.out(line);
     });
+}
+
+/**
+ * The task definitions (codes and upstreams) of the version `inst` runs. When that version
+ * cannot be read (its workflow was deleted), says so and returns undefined: the tree is then
+ * drawn flat from the instance's own tasks.
+ */
+async function workflowTasks(
+  ctx: CliContext,
+  inst: Instance,
+): Promise<WorkflowTaskRef[] | undefined> {
+  try {
+    const wf = await ctx
+      .api()
+      .get<WorkflowDetail>(`/v1/workflows/${seg(inst.workflow)}`, { version: inst.version });
+    return Array.isArray(wf.tasks) ? wf.tasks : [];
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    ctx.io.stderr.write(
+      `note: ${inst.workflow}:${inst.version} is gone (${err.message}); tasks shown without their DAG\n`,
+    );
+    return undefined;
+  }
 }
 
 /** Keeps a table row on one line and its width sane. */
