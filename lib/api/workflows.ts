@@ -117,10 +117,9 @@ export async function releaseWorkflow(
   checkName(name, "name");
   const body = asObject(parseBody(event));
   const unknown = Object.keys(body).filter((k) => k !== "state");
-  if (unknown.length > 0)
-    throw validationError([
-      { path: unknown[0] as string, message: `unknown field '${unknown[0]}'` },
-    ]);
+  if (unknown.length > 0) {
+    throw validationError(unknown.map((k) => ({ path: k, message: `unknown field '${k}'` })));
+  }
   const state = body.state;
   if (typeof state !== "string" || !(RELEASE_STATES as readonly string[]).includes(state)) {
     throw validationError([{ path: "state", message: "must be ONLINE or OFFLINE" }]);

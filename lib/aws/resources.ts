@@ -19,7 +19,7 @@ interface Key {
   type: KeyType;
 }
 
-/** A table: partition key, optional sort key, sparse global secondary indexes (ALL projection). */
+/** A table: partition key, optional sort key, sparse global secondary indexes (ALL projection unless `include` says otherwise). */
 export interface TableSpec {
   logical: "workflows" | "commands" | "instances" | "tasks";
   partitionKey: Key;
@@ -94,7 +94,8 @@ export const TABLES: readonly TableSpec[] = [
     sortKey: { name: "taskKey", type: "S" },
     indexes: [
       {
-        // Sparse: only RUNNING task instances carry leaseShard; the sweeper finds expired ones.
+        // Sparse: RUNNING task instances carry leaseShard (and failed-over ones until their event is
+        // sent); the sweeper finds expired ones.
         name: INDEX.leases,
         partitionKey: { name: "leaseShard", type: "S" },
         sortKey: { name: "leaseExpiresAt", type: "N" },

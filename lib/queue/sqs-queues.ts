@@ -145,7 +145,7 @@ export class SqsQueues implements Queues {
 
   /**
    * Sends state-change events. With `coalesce`, single events travel through a natural batcher
-   * (sent at once unless two sends are under way, then together with what queued meanwhile):
+   * (sent at once unless a send is under way, then together with what queued meanwhile):
    * fewer requests when many tasks end together, no added latency when one does. Resolves once
    * the events were accepted; rejects if they were not.
    */
