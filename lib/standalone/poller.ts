@@ -34,6 +34,8 @@ export interface PollerOptions {
    * message); held messages still give way to higher tiers. 0 for FIFO queues.
    */
   prefetch?: number;
+  /** Test hook: hand every batch to the handler twice, concurrently (SHOAL_TEST_DELIVER_TWICE). */
+  deliverTwice?: boolean;
   onError?: (e: unknown) => void;
 }
 
@@ -332,7 +334,12 @@ export class QueuePoller {
     }));
     let failed = new Set<string>();
     try {
+      // Test hook: every message delivered twice at once, as SQS may (at-least-once delivery).
+      const twice = this.opts.deliverTwice
+        ? this.opts.handler({ Records: records }).catch(() => undefined)
+        : undefined;
       const res = await this.opts.handler({ Records: records });
+      await twice;
       failed = new Set(res.batchItemFailures.map((f) => f.itemIdentifier));
     } catch (e) {
       this.error(e);

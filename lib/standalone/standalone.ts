@@ -109,6 +109,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       region: REGION,
       handler: (event) => runtime.dispatcher.handleBatch(event.Records),
       fifo: true,
+      deliverTwice: process.env.SHOAL_TEST_DELIVER_TWICE === "true",
       onError,
     });
     dispatcherPoller.start();

@@ -56,6 +56,7 @@ export async function runWorkerProcess(opts: {
     slots: opts.concurrency,
     batchSize: 1,
     prefetch: Math.min(10, opts.concurrency),
+    deliverTwice: process.env.SHOAL_TEST_DELIVER_TWICE === "true",
     waitSeconds: 20,
     region: process.env.AWS_REGION ?? "us-east-1",
     handler: (event) => runtime.worker.handleBatch(event.Records),

@@ -311,3 +311,50 @@ it("a `shoal worker` stopped with SIGTERM kills its tasks and hands them to anot
     await sa.stop();
   }
 }, 90_000);
+
+it("a worker group without a live worker delays only its own tasks", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "shoal-groups-"));
+  const sa = await startStandaloneProcess({ dataDir: dir, workers: 2 });
+  let gpu: ReturnType<typeof spawn> | undefined;
+  try {
+    await api(sa.url, "PUT", "/v1/workflows/mixed", {
+      failureStrategy: "CONTINUE",
+      tasks: [
+        { code: "train", type: "SHELL", workerGroup: "gpu", command: "echo trained" },
+        { code: "report", type: "SHELL", command: "echo report" },
+        { code: "after_report", type: "SHELL", upstream: ["report"], command: "true" },
+      ],
+    });
+    const id = (await api(sa.url, "POST", "/v1/workflows/mixed/runs", {})).body
+      .instanceId as string;
+    // The default group's tasks finish while the gpu task waits for a gpu worker.
+    const partial = await until(
+      async () => {
+        const i = (await api(sa.url, "GET", `/v1/instances/${id}`)).body;
+        const states = Object.fromEntries(i.tasks.map((t: Task) => [t.code, t.state]));
+        return states.after_report === "SUCCESS" ? states : undefined;
+      },
+      { what: "the default group's tasks" },
+    );
+    expect(partial.train).toBe("DISPATCHED");
+    gpu = spawn(
+      process.execPath,
+      [join(REPO, "bin/shoal.js"), "worker", "--group", "gpu", "--concurrency", "1"],
+      {
+        cwd: REPO,
+        env: { ...process.env, SHOAL_ENV_FILE: join(dir, "endpoints.env"), SHOAL_QUIET: "true" },
+        stdio: "ignore",
+      },
+    );
+    const inst = await waitFinal(sa.url, id, 30_000);
+    expect(inst.state).toBe("SUCCESS");
+    expect(inst.tasks.find((t: Task) => t.code === "train")?.state).toBe("SUCCESS");
+  } finally {
+    const g = gpu;
+    if (g) {
+      g.kill("SIGTERM");
+      await new Promise((r) => g.once("exit", r));
+    }
+    await sa.stop();
+  }
+}, 60_000);

@@ -21,6 +21,7 @@ export async function startStandaloneProcess(opts: {
   dataDir: string;
   workers?: number;
   examples?: boolean;
+  env?: Record<string, string>;
 }): Promise<RunningStandalone> {
   const args = [
     BIN,
@@ -35,7 +36,7 @@ export async function startStandaloneProcess(opts: {
   if (!opts.examples) args.push("--no-examples");
   const proc = spawn(process.execPath, args, {
     cwd: REPO,
-    env: { ...process.env, SHOAL_QUIET: "true" },
+    env: { ...process.env, SHOAL_QUIET: "true", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
