@@ -1,8 +1,3 @@
-/**
- * Task behaviour through a running `shoal standalone`: HTTP tasks, retries with their attempts,
- * timeouts, failure strategies, dry runs, logs, and an external `shoal worker` serving tasks.
- */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/poll.js";
 import {
   api,
-  REPO,
   type RunningStandalone,
+  type RunningWorker,
   startStandaloneProcess,
+  startWorkerProcess,
   waitFinal,
 } from "../helpers/standalone.js";
 
@@ -202,58 +198,27 @@ describe("tasks in shoal standalone", () => {
 it("with --workers 0, an external `shoal worker` started with endpoints.env runs the tasks", async () => {
   const dir = mkdtempSync(join(tmpdir(), "shoal-extworker-"));
   const sa = await startStandaloneProcess({ dataDir: dir, workers: 0 });
-  const worker = spawn(
-    process.execPath,
-    [join(REPO, "bin/shoal.js"), "worker", "--concurrency", "2"],
-    {
-      cwd: REPO,
-      env: { ...process.env, SHOAL_ENV_FILE: join(dir, "endpoints.env"), SHOAL_QUIET: "true" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let out = "";
-  worker.stdout.on("data", (d) => {
-    out += d;
-  });
+  const worker = startWorkerProcess(dir, ["--concurrency", "2"]);
   try {
-    await until(() => out.includes("shoal worker"), { what: "the worker to start" });
+    await worker.ready();
     await api(sa.url, "PUT", "/v1/workflows/ext", {
       tasks: [{ code: "a", type: "SHELL", command: "echo from-worker" }],
     });
     const run = await api(sa.url, "POST", "/v1/workflows/ext/runs", {});
     const inst = await waitFinal(sa.url, run.body.instanceId, 30_000);
     expect(inst.state).toBe("SUCCESS");
-    expect(inst.tasks[0].worker).toContain(String(worker.pid));
+    expect(inst.tasks[0].worker).toContain(String(worker.proc.pid));
   } finally {
-    worker.kill("SIGINT");
-    await new Promise((r) => worker.once("exit", r));
+    await worker.stop("SIGINT");
     await sa.stop();
   }
-  expect(worker.exitCode ?? 0).toBe(0);
+  expect(worker.proc.exitCode ?? 0).toBe(0);
 }, 90_000);
 
 it("a `shoal worker` stopped with SIGTERM kills its tasks and hands them to another worker at once", async () => {
   const dir = mkdtempSync(join(tmpdir(), "shoal-sigterm-"));
   const sa = await startStandaloneProcess({ dataDir: dir, workers: 0 });
-  const startWorker = () => {
-    const w = spawn(
-      process.execPath,
-      [join(REPO, "bin/shoal.js"), "worker", "--concurrency", "2"],
-      {
-        cwd: REPO,
-        env: { ...process.env, SHOAL_ENV_FILE: join(dir, "endpoints.env"), SHOAL_QUIET: "true" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let out = "";
-    w.stdout.on("data", (d) => {
-      out += d;
-    });
-    return {
-      w,
-      ready: () => until(() => out.includes("shoal worker"), { what: "a worker to start" }),
-    };
-  };
+  const startWorker = () => startWorkerProcess(dir, ["--concurrency", "2"]);
   const a = startWorker();
   let b: ReturnType<typeof startWorker> | undefined;
   try {
@@ -276,9 +241,8 @@ it("a `shoal worker` stopped with SIGTERM kills its tasks and hands them to anot
       what: "attempt 1 to start",
     });
     const stoppedAt = Date.now();
-    a.w.kill("SIGTERM");
-    await new Promise((r) => a.w.once("exit", r));
-    expect(a.w.exitCode).toBe(0);
+    await a.stop("SIGTERM");
+    expect(a.proc.exitCode).toBe(0);
     // No orphan left behind (polled: the killed process may wait a moment to be reaped).
     await until(
       () => {
@@ -302,12 +266,8 @@ it("a `shoal worker` stopped with SIGTERM kills its tasks and hands them to anot
     // Handed over at once, not after the 10 s lease.
     expect(Date.parse(attempts[0].endedAt) - stoppedAt).toBeLessThan(8_000);
   } finally {
-    a.w.kill("SIGKILL");
-    const last = b?.w;
-    if (last) {
-      last.kill("SIGTERM");
-      await new Promise((r) => last.once("exit", r));
-    }
+    await a.stop("SIGKILL");
+    await b?.stop("SIGTERM");
     await sa.stop();
   }
 }, 90_000);
@@ -315,7 +275,7 @@ it("a `shoal worker` stopped with SIGTERM kills its tasks and hands them to anot
 it("a worker group without a live worker delays only its own tasks", async () => {
   const dir = mkdtempSync(join(tmpdir(), "shoal-groups-"));
   const sa = await startStandaloneProcess({ dataDir: dir, workers: 2 });
-  let gpu: ReturnType<typeof spawn> | undefined;
+  let gpu: RunningWorker | undefined;
   try {
     await api(sa.url, "PUT", "/v1/workflows/mixed", {
       failureStrategy: "CONTINUE",
@@ -337,24 +297,12 @@ it("a worker group without a live worker delays only its own tasks", async () =>
       { what: "the default group's tasks" },
     );
     expect(partial.train).toBe("DISPATCHED");
-    gpu = spawn(
-      process.execPath,
-      [join(REPO, "bin/shoal.js"), "worker", "--group", "gpu", "--concurrency", "1"],
-      {
-        cwd: REPO,
-        env: { ...process.env, SHOAL_ENV_FILE: join(dir, "endpoints.env"), SHOAL_QUIET: "true" },
-        stdio: "ignore",
-      },
-    );
+    gpu = startWorkerProcess(dir, ["--group", "gpu", "--concurrency", "1"]);
     const inst = await waitFinal(sa.url, id, 30_000);
     expect(inst.state).toBe("SUCCESS");
     expect(inst.tasks.find((t: Task) => t.code === "train")?.state).toBe("SUCCESS");
   } finally {
-    const g = gpu;
-    if (g) {
-      g.kill("SIGTERM");
-      await new Promise((r) => g.once("exit", r));
-    }
+    await gpu?.stop();
     await sa.stop();
   }
 }, 60_000);

@@ -118,3 +118,34 @@ export async function waitFinal(base: string, id: string, timeoutMs = 120_000): 
     { timeoutMs, intervalMs: 200, what: `instance ${id} to finish` },
   );
 }
+
+/** A `shoal worker` process joining a standalone through its endpoints.env. */
+export interface RunningWorker {
+  proc: ChildProcess;
+  /** Resolves once the worker announced itself. */
+  ready(): Promise<unknown>;
+  /** Sends `signal` (SIGTERM by default) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function startWorkerProcess(dataDir: string, args: string[] = []): RunningWorker {
+  const proc = spawn(process.execPath, [BIN, "worker", ...args], {
+    cwd: REPO,
+    env: { ...process.env, SHOAL_ENV_FILE: `${dataDir}/endpoints.env`, SHOAL_QUIET: "true" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  proc.stdout?.on("data", (d) => {
+    out += d;
+  });
+  proc.stderr?.resume();
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  return {
+    proc,
+    ready: () => until(() => out.includes("shoal worker"), { what: "a worker to start" }),
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+  };
+}
