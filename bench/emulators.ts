@@ -85,6 +85,26 @@ interface Row {
   cpuMs?: number;
 }
 
+/** The worker's claim as the engine sends it: conditional, sets the lease (GSI), ALL_NEW. */
+function claim(table: string, taskKey: string): UpdateCommand {
+  return new UpdateCommand({
+    TableName: table,
+    Key: { instanceId: "inst-1", taskKey },
+    UpdateExpression: "SET #s = :r, startedAt = :now, leaseExpiresAt = :exp, leaseShard = :sh",
+    ConditionExpression: "#s IN (:a, :b)",
+    ExpressionAttributeNames: { "#s": "state" },
+    ExpressionAttributeValues: {
+      ":r": "RUNNING",
+      ":now": Date.now(),
+      ":exp": Date.now() + 10_000,
+      ":sh": "L0",
+      ":a": "SUBMITTED",
+      ":b": "DISPATCHED",
+    },
+    ReturnValues: "ALL_NEW",
+  });
+}
+
 async function measure(persist: boolean, rows: Row[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "shoal-bench-emu-"));
   const em = await startEmulators(persist ? { dataDir: dir } : {});
@@ -144,27 +164,7 @@ async function measure(persist: boolean, rows: Row[]): Promise<void> {
     // Worker claim: conditional update, sets the lease (GSI), returns ALL_NEW.
     add(
       "DynamoDB UpdateItem claim (cond., GSI, ALL_NEW)",
-      await timeEach(N, (i) =>
-        ddb.send(
-          new UpdateCommand({
-            TableName: names.tables.tasks,
-            Key: { instanceId: "inst-1", taskKey: `task_${i}#0001` },
-            UpdateExpression:
-              "SET #s = :r, startedAt = :now, leaseExpiresAt = :exp, leaseShard = :sh",
-            ConditionExpression: "#s IN (:a, :b)",
-            ExpressionAttributeNames: { "#s": "state" },
-            ExpressionAttributeValues: {
-              ":r": "RUNNING",
-              ":now": Date.now(),
-              ":exp": Date.now() + 10_000,
-              ":sh": "L0",
-              ":a": "SUBMITTED",
-              ":b": "DISPATCHED",
-            },
-            ReturnValues: "ALL_NEW",
-          }),
-        ),
-      ),
+      await timeEach(N, (i) => ddb.send(claim(names.tables.tasks, `task_${i}#0001`))),
     );
     // Instance item with a 1,001-task progress string, rewritten with a rev condition.
     const inst = {
@@ -243,25 +243,7 @@ async function measure(persist: boolean, rows: Row[]): Promise<void> {
       cpuMs: lastCpuMs,
     });
     const updateRate = await rate(1000, 16, (i) =>
-      ddb.send(
-        new UpdateCommand({
-          TableName: names.tables.tasks,
-          Key: { instanceId: "inst-1", taskKey: `task_${10_000 + i}#0001` },
-          UpdateExpression:
-            "SET #s = :r, startedAt = :now, leaseExpiresAt = :exp, leaseShard = :sh",
-          ConditionExpression: "#s IN (:a, :b)",
-          ExpressionAttributeNames: { "#s": "state" },
-          ExpressionAttributeValues: {
-            ":r": "RUNNING",
-            ":now": Date.now(),
-            ":exp": Date.now() + 10_000,
-            ":sh": "L0",
-            ":a": "SUBMITTED",
-            ":b": "DISPATCHED",
-          },
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
+      ddb.send(claim(names.tables.tasks, `task_${10_000 + i}#0001`)),
     );
     rows.push({
       what: "DynamoDB UpdateItem claim, 16 concurrent",

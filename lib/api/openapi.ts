@@ -26,6 +26,11 @@ function schemaOf(s: z.ZodType): Json {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json) => ({ content: { "application/json": { schema } } });
 const iso = { type: "string", format: "date-time" };
+/** A list answer: `items` of one schema and, when more exist, `nextToken`. */
+const page = (item: string) => ({
+  type: "object",
+  properties: { items: { type: "array", items: ref(item) }, nextToken: { type: "string" } },
+});
 const error = (description: string) => ({ description, ...json(ref("Error")) });
 const nameParam = {
   name: "name",
@@ -97,13 +102,7 @@ export function openApiDocument(version: string): Json {
           responses: {
             "200": {
               description: "page",
-              ...json({
-                type: "object",
-                properties: {
-                  items: { type: "array", items: ref("WorkflowSummary") },
-                  nextToken: { type: "string" },
-                },
-              }),
+              ...json(page("WorkflowSummary")),
             },
             "400": error("bad limit or token"),
           },
@@ -209,13 +208,7 @@ export function openApiDocument(version: string): Json {
           responses: {
             "200": {
               description: "newest first",
-              ...json({
-                type: "object",
-                properties: {
-                  items: { type: "array", items: ref("InstanceSummary") },
-                  nextToken: { type: "string" },
-                },
-              }),
+              ...json(page("InstanceSummary")),
             },
             "400": error("bad filter, limit or token"),
           },
