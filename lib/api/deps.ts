@@ -2,11 +2,14 @@
 import type { TaskLogs } from "../logs/task-log.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { Store } from "../store/store.js";
+import type { TaskGroupStore } from "../store/task-groups.js";
 
 export interface ApiDeps {
   store: Store;
   queues: Queues;
   logs: TaskLogs;
+  /** Task groups (`/v1/task-groups`). */
+  taskGroups: TaskGroupStore;
   now: () => number;
   /** Package version, for /v1/health. */
   version: string;

@@ -1,7 +1,9 @@
 /** Run and instance endpoints (API-v1.md "Workflow definitions: runs" and "Instances"). */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { deterministicId } from "../core/ids.js";
 import { conflict, notFound, validationError } from "../core/errors.js";
 import {
+  type CommandType,
   INSTANCE_STATES,
   type InstanceState,
   isFinalInstanceState,
@@ -21,11 +23,6 @@ function checkInstanceId(id: string): string {
   return id;
 }
 
-/** A UUID-shaped id from a hash, so that an idempotency key always names the same instance. */
-function uuidFrom(seed: string): string {
-  const h = createHash("sha256").update(seed).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 /** Writes the command, then signals the dispatcher; a failed signal is re-sent by the sweeper. */
 async function submit(deps: ApiDeps, cmd: CommandRecord): Promise<boolean> {
@@ -64,7 +61,7 @@ export async function startRun(
     throw conflict(`workflow '${name}' is OFFLINE; release it ONLINE to run it`);
   }
   const instanceId = run.idempotencyKey
-    ? uuidFrom(`${name}\u0000${run.idempotencyKey}`)
+    ? deterministicId(`${name}\u0000${run.idempotencyKey}`)
     : randomUUID();
   const cmd: CommandRecord = {
     commandId: `start:${instanceId}`,
@@ -168,27 +165,116 @@ export async function listAttempts(
   return json(200, { items: attempts.map(taskInstance) });
 }
 
-/** POST /v1/instances/{id}/stop → 202; 409 when the instance is already over. */
-export async function stopInstance(
+/** Control verbs of API-v1.md and the states each one is accepted in (DolphinScheduler's). */
+const CONTROL = {
+  stop: {
+    type: "STOP",
+    from: ["SUBMITTED", "RUNNING", "PAUSING", "PAUSED", "STOPPING"],
+    rule: "only an unfinished instance can be stopped",
+    heading: "STOPPING",
+  },
+  pause: {
+    type: "PAUSE",
+    from: ["RUNNING"],
+    rule: "only a RUNNING instance can be paused",
+    heading: "PAUSING",
+  },
+  resume: {
+    type: "RESUME",
+    from: ["PAUSING", "PAUSED"],
+    rule: "only a PAUSING or PAUSED instance can be resumed",
+    heading: "RUNNING",
+  },
+  rerun: {
+    type: "RERUN",
+    from: ["SUCCESS", "FAILURE", "STOPPED"],
+    rule: "only a finished instance (SUCCESS, FAILURE, STOPPED) can be rerun",
+    heading: "SUBMITTED",
+  },
+  "recover-failed": {
+    type: "RECOVER_FAILED",
+    from: ["FAILURE", "STOPPED"],
+    rule: "only a FAILURE or STOPPED instance can recover its failed tasks",
+    heading: "SUBMITTED",
+  },
+} as const satisfies Record<
+  string,
+  { type: CommandType; from: readonly InstanceState[]; rule: string; heading: InstanceState }
+>;
+
+export type ControlVerb = keyof typeof CONTROL;
+
+/**
+ * POST /v1/instances/{id}/stop | pause | resume | rerun | recover-failed → 202
+ * `{instanceId, state}` (the state the instance is heading to); 409 when its state does not
+ * allow the verb. The command id carries the instance's revision, so the same request sent
+ * again before the dispatcher acted is the same command (a no-op).
+ */
+export async function controlInstance(
   deps: ApiDeps,
   id: string,
+  verb: ControlVerb,
   event: HttpApiEvent,
 ): Promise<HttpApiResult> {
   noFields(event);
+  const spec = CONTROL[verb];
   const found = await loadInstance(deps, id);
   const state: InstanceState = isInstance(found) ? found.state : "SUBMITTED";
-  if (isFinalInstanceState(state))
-    throw conflict(`instance '${id}' is ${state}; only an unfinished instance can be stopped`);
+  if (!(spec.from as readonly InstanceState[]).includes(state)) {
+    throw conflict(`instance '${id}' is ${state}; ${spec.rule}`);
+  }
+  const rev = isInstance(found) ? found.rev : 0;
   await submit(deps, {
-    commandId: `stop:${id}`,
-    type: "STOP",
+    commandId: `${verb}:${id}:${rev}`,
+    type: spec.type,
     instanceId: id,
     workflow: found.workflow,
     version: found.version,
     state: "PENDING",
     createdAt: deps.now(),
   });
-  return json(202, { instanceId: id, state: state === "STOPPING" ? state : "STOPPING" });
+  return json(202, { instanceId: id, state: spec.heading });
+}
+
+/**
+ * POST /v1/instances/{id}/tasks/{code}/force-success → 200 TaskInstance: the latest attempt of
+ * a FAILURE or KILLED task of a finished instance becomes FORCED_SUCCESS, so recover-failed runs
+ * its downstream (DolphinScheduler's "forced success"). Sent again: the same answer.
+ */
+export async function forceSuccess(
+  deps: ApiDeps,
+  id: string,
+  code: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  noFields(event);
+  const found = await loadInstance(deps, id);
+  await knownTask(deps, found, code);
+  if (!isInstance(found) || (found.state !== "FAILURE" && found.state !== "STOPPED")) {
+    const state = isInstance(found) ? found.state : "SUBMITTED";
+    throw conflict(
+      `instance '${id}' is ${state}; force-success needs a FAILURE or STOPPED instance`,
+    );
+  }
+  const attempts = await deps.store.listAttempts(id, code);
+  const latest = attempts[attempts.length - 1];
+  if (!latest) throw conflict(`task '${code}' has not run in instance '${id}'`);
+  const key = { instanceId: id, code, attempt: latest.attempt };
+  let task = await deps.store.updateTask(key, ["FAILURE", "KILLED"], {
+    state: "FORCED_SUCCESS",
+  });
+  if (!task) {
+    if (latest.state !== "FORCED_SUCCESS") {
+      throw conflict(
+        `task '${code}' is ${latest.state}; only a FAILURE or KILLED task can be forced to success`,
+      );
+    }
+    task = latest;
+  }
+  await deps.queues.sendEvents([
+    { kind: "task", instanceId: id, code, attempt: latest.attempt, state: "FORCED_SUCCESS" },
+  ]);
+  return json(200, taskInstance(task));
 }
 
 /** Control verbs take no body fields (an empty object or no body). */
@@ -197,18 +283,6 @@ function noFields(event: HttpApiEvent): void {
   if (unknown.length > 0) {
     throw validationError(unknown.map((k) => ({ path: k, message: `unknown field '${k}'` })));
   }
-}
-
-/** pause, resume, rerun, recover-failed: accepted by the contract, built in the next iteration. */
-export async function notYetSupported(
-  deps: ApiDeps,
-  id: string,
-  verb: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
-  noFields(event);
-  await loadInstance(deps, id);
-  throw conflict(`'${verb}' is not yet supported by this version of Shoal`);
 }
 
 /** GET /v1/instances/{id}/tasks/{code}/log → `{lines, nextToken}`. */

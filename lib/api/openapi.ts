@@ -12,6 +12,7 @@ import {
   TASK_TYPES,
 } from "../core/model.js";
 import { runSchema, workflowSchema } from "../core/validate.js";
+import { taskGroupSchema } from "./task-groups.js";
 
 type Json = Record<string, unknown>;
 
@@ -231,10 +232,74 @@ export function openApiDocument(version: string): Json {
         "stop",
         "kill running tasks, start nothing more; ends STOPPED",
       ),
-      "/v1/instances/{id}/pause": control("pause", "not yet supported (409)"),
-      "/v1/instances/{id}/resume": control("resume", "not yet supported (409)"),
-      "/v1/instances/{id}/rerun": control("rerun", "not yet supported (409)"),
-      "/v1/instances/{id}/recover-failed": control("recoverFailed", "not yet supported (409)"),
+      "/v1/instances/{id}/pause": control(
+        "pause",
+        "pause a RUNNING instance: running tasks finish, nothing new starts (PAUSING → PAUSED)",
+      ),
+      "/v1/instances/{id}/resume": control(
+        "resume",
+        "resume a PAUSING or PAUSED instance where it paused",
+      ),
+      "/v1/instances/{id}/rerun": control(
+        "rerun",
+        "run a finished instance again from the start, keeping its id (new attempts)",
+      ),
+      "/v1/instances/{id}/recover-failed": control(
+        "recoverFailed",
+        "re-run the FAILURE/KILLED tasks of a FAILURE or STOPPED instance and what follows them",
+      ),
+      "/v1/instances/{id}/tasks/{code}/force-success": {
+        post: {
+          operationId: "forceSuccess",
+          summary: "mark the failed latest attempt of a task of a finished instance FORCED_SUCCESS",
+          parameters: [idParam, codeParam],
+          responses: {
+            "200": { description: "the attempt, now FORCED_SUCCESS", ...json(ref("TaskInstance")) },
+            "404": error("no such instance or task"),
+            "409": error("the instance is not FAILURE/STOPPED or the task is not FAILURE/KILLED"),
+          },
+        },
+      },
+      "/v1/task-groups": {
+        get: {
+          operationId: "listTaskGroups",
+          parameters: [limitParam, tokenParam],
+          responses: {
+            "200": { description: "task groups by name", ...json(page("TaskGroup")) },
+            "400": error("bad limit or token"),
+          },
+        },
+      },
+      "/v1/task-groups/{name}": {
+        put: {
+          operationId: "putTaskGroup",
+          summary: "create or change a task group (a concurrency limit shared across workflows)",
+          parameters: [nameParam],
+          requestBody: { required: true, ...json(ref("TaskGroupBody")) },
+          responses: {
+            "200": { description: "changed or unchanged", ...json(ref("TaskGroup")) },
+            "201": { description: "created", ...json(ref("TaskGroup")) },
+            "400": error("invalid body"),
+          },
+        },
+        get: {
+          operationId: "getTaskGroup",
+          parameters: [nameParam],
+          responses: {
+            "200": { description: "the group and its counts", ...json(ref("TaskGroup")) },
+            "404": error("no such task group"),
+          },
+        },
+        delete: {
+          operationId: "deleteTaskGroup",
+          parameters: [nameParam],
+          responses: {
+            "204": { description: "deleted" },
+            "404": error("no such task group"),
+            "409": error("a slot is held or a task waits"),
+          },
+        },
+      },
       "/v1/instances/{id}/tasks/{code}/attempts": {
         get: {
           operationId: "listAttempts",
@@ -292,6 +357,19 @@ export function openApiDocument(version: string): Json {
       schemas: {
         WorkflowDefinition: schemaOf(workflowSchema),
         RunRequest: schemaOf(runSchema),
+        TaskGroupBody: schemaOf(taskGroupSchema),
+        TaskGroup: {
+          type: "object",
+          properties: {
+            name: { type: "string" },
+            capacity: { type: "integer", minimum: 1, maximum: 1000 },
+            description: { type: "string" },
+            used: { type: "integer", description: "slots held now" },
+            waiting: { type: "integer", description: "tasks waiting for a slot" },
+            createdAt: iso,
+            updatedAt: iso,
+          },
+        },
         WorkflowVersion: {
           type: "object",
           properties: {
@@ -332,6 +410,18 @@ export function openApiDocument(version: string): Json {
                 commandType: { type: "string" },
                 params: { type: "object", additionalProperties: { type: "string" } },
                 scheduleTime: iso,
+                runs: { type: "integer", description: "1, then +1 per rerun or recover-failed" },
+                error: { type: "string", description: "why it failed (workflow timeout)" },
+                deadlineAt: { ...iso, description: "when the workflow timeout fires" },
+                parent: {
+                  type: "object",
+                  description: "a sub-workflow instance: the parent task attempt",
+                  properties: {
+                    instanceId: { type: "string" },
+                    code: { type: "string" },
+                    attempt: { type: "integer" },
+                  },
+                },
                 tasks: { type: "array", items: ref("TaskInstance") },
               },
             },
@@ -352,6 +442,19 @@ export function openApiDocument(version: string): Json {
             worker: { type: "string" },
             exitCode: { type: "integer" },
             error: { type: "string" },
+            warning: { type: "string", description: "a WARN timeout fired; the task went on" },
+            taskGroup: { type: "string" },
+            outputs: {
+              type: "object",
+              additionalProperties: { type: "string" },
+              description: "OUT parameters the attempt set",
+            },
+            subInstanceId: { type: "string", description: "SUB_WORKFLOW: the child instance" },
+            branch: {
+              type: "array",
+              items: { type: "string" },
+              description: "CONDITIONS/SWITCH: the branch targets taken",
+            },
           },
         },
         Error: {

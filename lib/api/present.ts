@@ -52,6 +52,11 @@ export function taskInstance(t: TaskInstanceRecord) {
     worker: t.worker,
     exitCode: t.exitCode,
     error: t.error,
+    warning: t.warning,
+    taskGroup: t.taskGroup,
+    outputs: t.outputs,
+    subInstanceId: t.subInstanceId,
+    branch: t.branch,
   });
 }
 
@@ -72,6 +77,10 @@ export function instanceDetail(i: InstanceRecord, tasks: TaskInstanceRecord[]) {
     startTasks: i.startTasks,
     taskScope: i.startTasks ? i.taskScope : undefined,
     progress: progressCounts(i.progress),
+    runs: i.runs,
+    error: i.error,
+    parent: i.parent,
+    deadlineAt: iso(i.deadlineAt),
     tasks: [...latest.values()]
       .sort((a, b) => a.submittedAt - b.submittedAt || (a.code < b.code ? -1 : 1))
       .map(taskInstance),

@@ -8,6 +8,7 @@ import type { ApiDeps } from "./deps.js";
 import { errorResult, json } from "./http.js";
 import * as inst from "./instances.js";
 import { openApiDocument } from "./openapi.js";
+import * as tg from "./task-groups.js";
 import * as wf from "./workflows.js";
 
 type Handler = (deps: ApiDeps, params: string[], event: HttpApiEvent) => Promise<HttpApiResult>;
@@ -27,11 +28,27 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ["POST", /^\/v1\/workflows\/([^/]+)\/runs$/, (d, [n], e) => inst.startRun(d, n as string, e)],
   ["GET", /^\/v1\/instances$/, (d, _p, e) => inst.listInstances(d, e)],
   ["GET", /^\/v1\/instances\/([^/]+)$/, (d, [i]) => inst.getInstance(d, i as string)],
-  ["POST", /^\/v1\/instances\/([^/]+)\/stop$/, (d, [i], e) => inst.stopInstance(d, i as string, e)],
   [
     "POST",
-    /^\/v1\/instances\/([^/]+)\/(pause|resume|rerun|recover-failed)$/,
-    (d, [i, verb], e) => inst.notYetSupported(d, i as string, verb as string, e),
+    /^\/v1\/instances\/([^/]+)\/(stop|pause|resume|rerun|recover-failed)$/,
+    (d, [i, verb], e) => inst.controlInstance(d, i as string, verb as inst.ControlVerb, e),
+  ],
+  [
+    "POST",
+    /^\/v1\/instances\/([^/]+)\/tasks\/([^/]+)\/force-success$/,
+    (d, [i, c], e) => inst.forceSuccess(d, i as string, c as string, e),
+  ],
+  ["GET", /^\/v1\/task-groups$/, (d, _p, e) => tg.listTaskGroups(d.taskGroups, d.now, e)],
+  [
+    "PUT",
+    /^\/v1\/task-groups\/([^/]+)$/,
+    (d, [n], e) => tg.putTaskGroup(d.taskGroups, d.now, n as string, e),
+  ],
+  ["GET", /^\/v1\/task-groups\/([^/]+)$/, (d, [n]) => tg.getTaskGroup(d.taskGroups, d.now, n as string)],
+  [
+    "DELETE",
+    /^\/v1\/task-groups\/([^/]+)$/,
+    (d, [n]) => tg.deleteTaskGroup(d.taskGroups, d.now, n as string),
   ],
   [
     "GET",

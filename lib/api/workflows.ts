@@ -25,6 +25,24 @@ function headResult(h: WorkflowHead, createdAt: number) {
   };
 }
 
+/** SUB_WORKFLOW tasks must name another workflow that exists (400 otherwise, nothing written). */
+async function checkSubWorkflows(deps: ApiDeps, name: string, def: WorkflowDefinition) {
+  const details: Array<{ path: string; message: string }> = [];
+  for (const [i, t] of def.tasks.entries()) {
+    if (t.type !== "SUB_WORKFLOW") continue;
+    const path = `tasks[${i}].workflow`;
+    if (t.workflow === name) {
+      details.push({ path, message: "a workflow cannot run itself as a sub-workflow" });
+      continue;
+    }
+    const head = await deps.store.getWorkflowHead(t.workflow);
+    if (!head || head.deleted) {
+      details.push({ path, message: `workflow '${t.workflow}' does not exist; create it first` });
+    }
+  }
+  if (details.length > 0) throw validationError(details);
+}
+
 /** PUT /v1/workflows/{name}: 201 with a new version, 200 when the body equals the latest. */
 export async function putWorkflow(
   deps: ApiDeps,
@@ -33,6 +51,7 @@ export async function putWorkflow(
 ): Promise<HttpApiResult> {
   checkName(name, "name");
   const def = parseWorkflowDefinition(asObject(parseBody(event, { allowYaml: true })));
+  await checkSubWorkflows(deps, name, def);
   for (let tries = 0; tries < 5; tries++) {
     const now = deps.now();
     const head = await deps.store.getWorkflowHead(name);

@@ -12,6 +12,8 @@ export const ENV = {
   commandsTable: "SHOAL_TABLE_COMMANDS",
   instancesTable: "SHOAL_TABLE_INSTANCES",
   tasksTable: "SHOAL_TABLE_TASKS",
+  taskGroupsTable: "SHOAL_TABLE_TASK_GROUPS",
+  timersTable: "SHOAL_TABLE_TIMERS",
   eventsQueueUrl: "SHOAL_EVENTS_QUEUE_URL",
   dataDir: "SHOAL_DATA_DIR",
   leaseSeconds: "SHOAL_LEASE_SECONDS",
@@ -24,7 +26,16 @@ export const ENV = {
 /** Runtime configuration of handlers and pollers. */
 export interface ShoalConfig {
   prefix: string;
-  tables: { workflows: string; commands: string; instances: string; tasks: string };
+  tables: {
+    workflows: string;
+    commands: string;
+    instances: string;
+    tasks: string;
+    /** Task group heads, slots and waiters (lib/store/dynamo-task-groups.ts). */
+    taskGroups: string;
+    /** Due times the sweeper acts on (lib/store/dynamo-timers.ts). */
+    timers: string;
+  };
   /** URL of the events FIFO queue; resolved by name when empty. */
   eventsQueueUrl?: string;
   /** Where task logs and working directories live (standalone and ECS workers). */
@@ -49,6 +60,8 @@ export function resourceNames(prefix: string) {
       commands: `${prefix}-commands`,
       instances: `${prefix}-instances`,
       tasks: `${prefix}-tasks`,
+      taskGroups: `${prefix}-task-groups`,
+      timers: `${prefix}-timers`,
     },
     eventsQueue: `${prefix}-events.fifo`,
     eventsDlq: `${prefix}-events-dlq.fifo`,
@@ -86,6 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
       commands: env[ENV.commandsTable] || names.tables.commands,
       instances: env[ENV.instancesTable] || names.tables.instances,
       tasks: env[ENV.tasksTable] || names.tables.tasks,
+      taskGroups: env[ENV.taskGroupsTable] || names.tables.taskGroups,
+      timers: env[ENV.timersTable] || names.tables.timers,
     },
     eventsQueueUrl: env[ENV.eventsQueueUrl] || undefined,
     dataDir: env[ENV.dataDir] || "/tmp/shoal",

@@ -21,7 +21,7 @@ interface Key {
 
 /** A table: partition key, optional sort key, sparse global secondary indexes (ALL projection unless `include` says otherwise). */
 export interface TableSpec {
-  logical: "workflows" | "commands" | "instances" | "tasks";
+  logical: "workflows" | "commands" | "instances" | "tasks" | "taskGroups" | "timers";
   partitionKey: Key;
   sortKey?: Key;
   /**
@@ -41,7 +41,15 @@ export const INDEX = {
 } as const;
 
 /** Instance attributes the list indexes carry (besides their keys and instanceId). */
-const INSTANCE_SUMMARY = ["version", "state", "priority", "createdAt", "startedAt", "endedAt"];
+const INSTANCE_SUMMARY = [
+  "version",
+  "state",
+  "priority",
+  "createdAt",
+  "startedAt",
+  "endedAt",
+  "scheduleTime",
+];
 
 export const TABLES: readonly TableSpec[] = [
   {
@@ -102,6 +110,22 @@ export const TABLES: readonly TableSpec[] = [
       },
     ],
   },
+  {
+    // Group heads in partition "groups" (sort key: name); per group, partition "g#<name>" holds
+    // slot items ("slot#00000", attribute holder while taken) and waiter items ("wait#<order>",
+    // so that a Query returns the next waiter first). See lib/store/dynamo-task-groups.ts.
+    logical: "taskGroups",
+    partitionKey: { name: "pk", type: "S" },
+    sortKey: { name: "sk", type: "S" },
+    indexes: [],
+  },
+  {
+    // One shard ("0") for now; dueKey = "<dueAt ms, 15 digits>#<id>" sorts by due time.
+    logical: "timers",
+    partitionKey: { name: "shard", type: "S" },
+    sortKey: { name: "dueKey", type: "S" },
+    indexes: [],
+  },
 ];
 
 /** Queue settings. Visibility timeouts in seconds. */
@@ -136,13 +160,18 @@ async function ensureTable(ddb: DynamoDBClient, spec: TableSpec, tableName: stri
           AttributeType,
         })),
         KeySchema: keySchema(spec.partitionKey, spec.sortKey),
-        GlobalSecondaryIndexes: spec.indexes.map((ix) => ({
-          IndexName: ix.name,
-          KeySchema: keySchema(ix.partitionKey, ix.sortKey),
-          Projection: ix.include
-            ? { ProjectionType: "INCLUDE", NonKeyAttributes: ix.include }
-            : { ProjectionType: "ALL" },
-        })),
+        // DynamoDB refuses an empty GlobalSecondaryIndexes list: leave it out when there is none.
+        ...(spec.indexes.length > 0
+          ? {
+              GlobalSecondaryIndexes: spec.indexes.map((ix) => ({
+                IndexName: ix.name,
+                KeySchema: keySchema(ix.partitionKey, ix.sortKey),
+                Projection: ix.include
+                  ? { ProjectionType: "INCLUDE" as const, NonKeyAttributes: ix.include }
+                  : { ProjectionType: "ALL" as const },
+              })),
+            }
+          : {}),
       }),
     );
   } catch (e) {

@@ -45,3 +45,12 @@ export function formatTime(iso?: string): string {
 export function toJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
+
+/**
+ * Keeps free text (descriptions, error messages) on one line of a table or tree: whitespace
+ * runs become one space, and text longer than `max` characters ends in `…`.
+ */
+export function oneLine(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

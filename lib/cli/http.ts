@@ -62,6 +62,11 @@ export class ApiClient {
     return this.request<T>("PUT", path, { body });
   }
 
+  /** DELETE a resource; the answer body is usually empty (204), so `body` is then undefined. */
+  async delete<T = undefined>(path: string): Promise<ApiResponse<T>> {
+    return this.request<T>("DELETE", path);
+  }
+
   /** Send one request; throws {@link ApiError} on an error status, {@link CliError} when unreachable. */
   async request<T>(
     method: string,

@@ -12,6 +12,7 @@ import { registerInstances } from "./commands/instances.js";
 import { registerLogs } from "./commands/logs.js";
 import { registerRun } from "./commands/run.js";
 import { registerServers } from "./commands/server.js";
+import { registerTaskGroups } from "./commands/task-groups.js";
 import { registerWorkflows } from "./commands/workflows.js";
 import type { CliContext, CliIo } from "./context.js";
 import { CliError, EXIT, UsageError } from "./errors.js";
@@ -73,6 +74,7 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
   registerWorkflows(program, ctx);
   registerInstances(program, ctx);
   registerLogs(program, ctx);
+  registerTaskGroups(program, ctx);
   registerImport(program, ctx);
   acceptEndpointAnywhere(program);
 

@@ -3,10 +3,15 @@
  * topological order, each task with its latest attempt. Every step is linear in tasks plus
  * edges, so a DAG of thousands of tasks draws as fast as it prints.
  */
-import type { Instance, TaskInstance, WorkflowTaskRef } from "./api-types.js";
-import { durationBetween, formatDuration } from "./format.js";
+import {
+  ACTIVE_TASK_STATES,
+  type Instance,
+  type TaskInstance,
+  type WorkflowTaskRef,
+} from "./api-types.js";
+import { durationBetween, formatDuration, oneLine } from "./format.js";
 
-/** How many other upstream codes `(also after: …)` names before it only counts the rest. */
+/** How many codes `(also after: …)` and `→ …` name before they only count the rest. */
 const ALSO_AFTER_NAMES = 3;
 /** Labels (tree prefix + code) are padded to at most this width, so one deep branch cannot widen every line. */
 const MAX_LABEL_WIDTH = 48;
@@ -59,8 +64,9 @@ export function topologicalOrder(tasks: readonly WorkflowTaskRef[]): WorkflowTas
  * Draws `inst` as a header line (id, workflow:version, state, duration) followed by one line
  * per task of the DAG `definition`: `code  STATE  attempt N  12.3s`, children indented under
  * their first upstream, a task with several upstreams marked `(also after: b, c)`, a task
- * without an attempt yet as `-`. Without a definition (e.g. a deleted workflow) the
- * instance's tasks are listed flat. `now` is the clock for running durations.
+ * without an attempt yet as `-`; notes follow (error, warning, awaited task group, branch
+ * taken, sub-instance: see `noteCell`). Without a definition (e.g. a deleted workflow) the
+ * instance's tasks are listed flat. `now` is the clock for running durations (epoch ms).
  */
 export function renderInstanceTree(
   inst: Instance,
@@ -156,13 +162,17 @@ function treeRows(order: readonly WorkflowTaskRef[]): TreeRow[] {
   return rows;
 }
 
-/** State, `attempt N` and duration of a task's latest attempt; `-` when it has none yet. */
+/**
+ * State, `attempt N` and duration of a task's latest attempt; `-` when it has none yet. A
+ * SKIPPED task (a CONDITIONS/SWITCH branch not taken) never ran, so it shows no attempt.
+ */
 function attemptCells(t: TaskInstance | undefined, now: number): [string, string, string] {
   if (!t) return ["-", "", ""];
-  const attempt = t.attempt === undefined ? "" : `attempt ${t.attempt}`;
+  const attempt = t.attempt === undefined || t.state === "SKIPPED" ? "" : `attempt ${t.attempt}`;
   let duration = "";
   if (t.startedAt && t.endedAt) duration = durationBetween(t.startedAt, t.endedAt);
-  else if (t.startedAt) {
+  // A PAUSED logic task (DEPENDENT, SUB_WORKFLOW) keeps `startedAt` without an end: not running.
+  else if (t.startedAt && ACTIVE_TASK_STATES.has(t.state)) {
     const ms = now - Date.parse(t.startedAt);
     if (Number.isFinite(ms)) {
       duration = `running ${ms < 60_000 ? `${Math.max(0, Math.floor(ms / 1000))}s` : formatDuration(ms)}`;
@@ -171,7 +181,12 @@ function attemptCells(t: TaskInstance | undefined, now: number): [string, string
   return [t.state, attempt, duration];
 }
 
-/** The level when indentation hides it, the task's error, then the other upstreams. */
+/**
+ * The notes after a task: the level when indentation hides it, the error (for FORCED_SUCCESS
+ * the failure that was forced over, as `was: …`), a WARN-timeout warning, the task group a
+ * SUBMITTED task waits for, the branch a CONDITIONS/SWITCH task took (`→ a, b`), the
+ * SUB_WORKFLOW child instance, then the other upstreams.
+ */
 function noteCell(
   t: TaskInstance | undefined,
   alsoAfter: readonly string[],
@@ -179,15 +194,24 @@ function noteCell(
 ): string {
   const notes: string[] = level === undefined ? [] : [`(level ${level})`];
   if (t?.error) {
-    const flat = t.error.replace(/\s+/g, " ").trim();
-    notes.push(flat.length > MAX_ERROR_CHARS ? `${flat.slice(0, MAX_ERROR_CHARS - 1)}…` : flat);
+    const error = oneLine(t.error, MAX_ERROR_CHARS);
+    notes.push(t.state === "FORCED_SUCCESS" ? `was: ${error}` : error);
   }
-  if (alsoAfter.length > 0) {
-    const named = alsoAfter.slice(0, ALSO_AFTER_NAMES).join(", ");
-    const rest = alsoAfter.length - ALSO_AFTER_NAMES;
-    notes.push(`(also after: ${named}${rest > 0 ? ` and ${rest} more` : ""})`);
+  if (t?.warning) notes.push(`warning: ${oneLine(t.warning, MAX_ERROR_CHARS)}`);
+  if (t?.taskGroup && t.state === "SUBMITTED") {
+    notes.push(`waiting for task group ${t.taskGroup}`);
   }
+  if (t?.branch) notes.push(`→ ${t.branch.length > 0 ? someNames(t.branch) : "(none)"}`);
+  if (t?.subInstanceId) notes.push(`sub-instance ${t.subInstanceId}`);
+  if (alsoAfter.length > 0) notes.push(`(also after: ${someNames(alsoAfter)})`);
   return notes.join("  ");
+}
+
+/** `a, b, c and 2 more`: the first {@link ALSO_AFTER_NAMES} codes, then a count. */
+function someNames(codes: readonly string[]): string {
+  const named = codes.slice(0, ALSO_AFTER_NAMES).join(", ");
+  const rest = codes.length - ALSO_AFTER_NAMES;
+  return `${named}${rest > 0 ? ` and ${rest} more` : ""}`;
 }
 
 /** Pads every column but the last; columns empty on every row take no space. */

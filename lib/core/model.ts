@@ -3,6 +3,9 @@
  * Names follow DolphinScheduler's vocabulary (../../docs/architecture.md, DESIGN.md glossary).
  * Times are epoch milliseconds inside the engine and ISO-8601 UTC strings on the API.
  */
+import type { Dependence } from "./dependent.js";
+
+export type { Dependence };
 
 /** Priority of a workflow or task, highest first (DolphinScheduler's `Priority` enum). */
 export const PRIORITIES = ["HIGHEST", "HIGH", "MEDIUM", "LOW", "LOWEST"] as const;
@@ -19,8 +22,21 @@ export type TaskScope = (typeof TASK_SCOPES)[number];
 export const TIMEOUT_STRATEGIES = ["WARN", "FAIL"] as const;
 export type TimeoutStrategy = (typeof TIMEOUT_STRATEGIES)[number];
 
-export const TASK_TYPES = ["SHELL", "HTTP"] as const;
+/**
+ * Task types. SHELL and HTTP run on a worker; CONDITIONS, SWITCH, SUB_WORKFLOW and DEPENDENT are
+ * logic tasks the dispatcher decides itself (DolphinScheduler runs them in the master too).
+ */
+export const TASK_TYPES = ["SHELL", "HTTP", "CONDITIONS", "SWITCH", "SUB_WORKFLOW", "DEPENDENT"] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
+
+/** Task types the dispatcher runs itself (no worker, no queue). */
+export const LOGIC_TASK_TYPES = ["CONDITIONS", "SWITCH", "SUB_WORKFLOW", "DEPENDENT"] as const;
+export type LogicTaskType = (typeof LOGIC_TASK_TYPES)[number];
+
+/** True for CONDITIONS, SWITCH, SUB_WORKFLOW and DEPENDENT. */
+export function isLogicTaskType(t: TaskType): t is LogicTaskType {
+  return (LOGIC_TASK_TYPES as readonly string[]).includes(t);
+}
 
 export const RELEASE_STATES = ["ONLINE", "OFFLINE"] as const;
 export type ReleaseState = (typeof RELEASE_STATES)[number];
@@ -53,7 +69,7 @@ export const TASK_STATES = [
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
-/** Command types (DESIGN.md). Only START_WORKFLOW and STOP are handled so far. */
+/** Command types (DESIGN.md). */
 export const COMMAND_TYPES = [
   "START_WORKFLOW",
   "START_FROM_TASK",
@@ -88,6 +104,10 @@ interface TaskDefinitionBase {
   workerGroup: string;
   /** Local parameters, string values. */
   params: Record<string, string>;
+  /** Task group (concurrency limit shared across workflows) whose slot the task needs to run. */
+  taskGroup?: string;
+  /** Order among tasks waiting for the same task group, 0..100, higher first (DolphinScheduler). */
+  taskGroupPriority: number;
   description?: string;
 }
 
@@ -105,9 +125,59 @@ export interface HttpTaskDefinition extends TaskDefinitionBase {
   headers: Record<string, string>;
   body?: string;
   expectStatus: [number, number];
+  /** OUT parameters taken from the JSON response: name → JSON path (`$.data.id`). */
+  outputs: Record<string, string>;
 }
 
-export type TaskDefinition = ShellTaskDefinition | HttpTaskDefinition;
+/**
+ * CONDITIONS: once every upstream task has finished (whatever its result), follows
+ * `successNext` when all of them succeeded and `failedNext` otherwise; the branch not taken is
+ * SKIPPED, and so is what only it leads to. A failure an upstream CONDITIONS task handles does
+ * not fail the instance (DolphinScheduler's conditions node).
+ */
+export interface ConditionsTaskDefinition extends TaskDefinitionBase {
+  type: "CONDITIONS";
+  successNext: string[];
+  failedNext: string[];
+}
+
+/** One SWITCH case: a CEL expression over the task's parameters and the task it leads to. */
+export interface SwitchCase {
+  condition: string;
+  next: string;
+}
+
+/** SWITCH: follows the first case whose condition is true, else `defaultNext`; the rest is SKIPPED. */
+export interface SwitchTaskDefinition extends TaskDefinitionBase {
+  type: "SWITCH";
+  cases: SwitchCase[];
+  defaultNext?: string;
+}
+
+/** SUB_WORKFLOW: runs an instance of another workflow (its latest version) and mirrors its result. */
+export interface SubWorkflowTaskDefinition extends TaskDefinitionBase {
+  type: "SUB_WORKFLOW";
+  workflow: string;
+}
+
+/** DEPENDENT: waits until other workflows' instances of the same date/hour cycle succeeded. */
+export interface DependentTaskDefinition extends TaskDefinitionBase {
+  type: "DEPENDENT";
+  dependence: Dependence;
+  /** How often the dependence is checked again while it waits, seconds. */
+  checkIntervalSeconds: number;
+}
+
+export type TaskDefinition =
+  | ShellTaskDefinition
+  | HttpTaskDefinition
+  | ConditionsTaskDefinition
+  | SwitchTaskDefinition
+  | SubWorkflowTaskDefinition
+  | DependentTaskDefinition;
+
+/** Task definitions a worker runs. */
+export type WorkerTaskDefinition = ShellTaskDefinition | HttpTaskDefinition;
 
 /** A workflow definition as stored (defaults applied). The API body shape is in API-v1.md. */
 export interface WorkflowDefinition {
@@ -130,6 +200,13 @@ export interface RunRequest {
   failureStrategy?: FailureStrategy;
   dryRun: boolean;
   idempotencyKey?: string;
+}
+
+/** Where a sub-workflow instance reports its result: the parent's SUB_WORKFLOW task attempt. */
+export interface ParentLink {
+  instanceId: string;
+  code: string;
+  attempt: number;
 }
 
 /** True for instance states that never change again. */

@@ -9,8 +9,10 @@ import type { InstanceState, TaskState } from "./model.js";
 const INSTANCE: Record<InstanceState, readonly InstanceState[]> = {
   SUBMITTED: ["RUNNING", "STOPPING", "STOPPED", "SUCCESS", "FAILURE"],
   RUNNING: ["PAUSING", "STOPPING", "SUCCESS", "FAILURE"],
-  PAUSING: ["PAUSED", "STOPPING", "SUCCESS", "FAILURE"],
-  PAUSED: ["RUNNING", "STOPPING", "STOPPED"],
+  // A resume while still pausing goes straight back to RUNNING.
+  PAUSING: ["PAUSED", "RUNNING", "STOPPING", "SUCCESS", "FAILURE"],
+  // A workflow timeout ends a paused instance too.
+  PAUSED: ["RUNNING", "STOPPING", "STOPPED", "FAILURE"],
   STOPPING: ["STOPPED"],
   // Final states only leave through rerun / recover-failed, which start a new round.
   STOPPED: ["RUNNING"],
@@ -19,13 +21,15 @@ const INSTANCE: Record<InstanceState, readonly InstanceState[]> = {
 };
 
 const TASK: Record<TaskState, readonly TaskState[]> = {
-  SUBMITTED: ["DISPATCHED", "RUNNING", "KILLED", "PAUSED"],
+  // FAILURE before it starts: a parameter expression or task group that cannot be resolved.
+  SUBMITTED: ["DISPATCHED", "RUNNING", "KILLED", "PAUSED", "FAILURE"],
   DISPATCHED: ["RUNNING", "SUCCESS", "KILLED", "PAUSED", "NEED_FAULT_TOLERANCE"],
   RUNNING: ["SUCCESS", "FAILURE", "KILLED", "NEED_FAULT_TOLERANCE"],
   FAILURE: ["FORCED_SUCCESS"],
   KILLED: ["FORCED_SUCCESS"],
   PAUSED: [],
-  SUCCESS: [],
+  // OUT parameters the instance cannot hold any more fail the task after the fact.
+  SUCCESS: ["FAILURE"],
   NEED_FAULT_TOLERANCE: [],
   FORCED_SUCCESS: [],
   SKIPPED: [],

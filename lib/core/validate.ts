@@ -8,148 +8,25 @@ import { findCycle } from "./dag.js";
 import { type ErrorDetail, ShoalError, validationError } from "./errors.js";
 import {
   FAILURE_STRATEGIES,
-  PRIORITIES,
   RELEASE_STATES,
   type RunRequest,
   TASK_SCOPES,
   type TaskDefinition,
-  TIMEOUT_STRATEGIES,
   type WorkflowDefinition,
 } from "./model.js";
-import { RETRY_BACKOFFS } from "./retry.js";
+import {
+  LIMITS,
+  NAME_PATTERN,
+  name,
+  params,
+  priority,
+  seconds,
+  TOO_LARGE,
+} from "./schema-parts.js";
+import { checkLogicTasks, taskSchema } from "./validate-tasks.js";
 
-/** Names of workflows and codes of tasks (API-v1.md). */
-export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
-/** Worker groups name SQS queues (80 characters of [A-Za-z0-9_-] with Shoal's prefix and suffix). */
-export const WORKER_GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;
-/** Limits chosen so that a definition always fits the stores and messages behind it. */
-export const LIMITS = {
-  tasks: 10_000,
-  upstream: 1_000,
-  commandBytes: 64 * 1024,
-  httpBodyBytes: 64 * 1024,
-  paramCount: 100,
-  paramValueBytes: 4 * 1024,
-  urlChars: 2_048,
-  /** All start task codes of one run (they are stored with its command). */
-  startTasksBytes: 64 * 1024,
-  headerBytes: 8 * 1024,
-  /** All names and values of one parameter map together (fits an item and a message). */
-  paramsTotalBytes: 32 * 1024,
-  descriptionChars: 1_024,
-  idempotencyKeyChars: 128,
-  retries: 100,
-  /** SQS DelaySeconds maximum; longer intervals need the sweeper (next issue). */
-  retryIntervalSeconds: 900,
-  timeoutSeconds: 7 * 24 * 3600,
-} as const;
-
-const name = z.string().regex(NAME_PATTERN, {
-  error: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
-});
-const priority = z.enum(PRIORITIES, { error: `must be one of ${PRIORITIES.join(", ")}` });
-const paramName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]{0,127}$/, {
-  error: "parameter names must match ^[A-Za-z_][A-Za-z0-9_.]{0,127}$",
-});
-/** Marks an issue as "too large": the API answers 413 when every problem is one of these. */
-const TOO_LARGE = { params: { tooLarge: true } } as const;
-const bytes = (max: number) =>
-  z.string().refine((s) => Buffer.byteLength(s) <= max, {
-    error: `must be at most ${max} bytes`,
-    ...TOO_LARGE,
-  });
-const params = z
-  .record(
-    paramName,
-    z.string({ error: "parameter values must be strings" }).pipe(bytes(LIMITS.paramValueBytes)),
-  )
-  .refine((p) => Object.keys(p).length <= LIMITS.paramCount, {
-    error: `at most ${LIMITS.paramCount} parameters`,
-    ...TOO_LARGE,
-  })
-  .refine(
-    (p) =>
-      Object.entries(p).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) <=
-      LIMITS.paramsTotalBytes,
-    { error: `parameters must add up to at most ${LIMITS.paramsTotalBytes} bytes`, ...TOO_LARGE },
-  );
-const seconds = (max: number) =>
-  z
-    .number({ error: "must be a number of seconds" })
-    .int({ error: "must be a whole number of seconds" })
-    .min(0, { error: "must be >= 0" })
-    .max(max, { error: `must be <= ${max}` });
-
-const taskBase = {
-  code: name,
-  upstream: z.array(z.string()).max(LIMITS.upstream).default([]),
-  priority: priority.default("MEDIUM"),
-  retries: z
-    .number()
-    .int({ error: "must be a whole number" })
-    .min(0, { error: "must be >= 0" })
-    .max(LIMITS.retries, { error: `must be <= ${LIMITS.retries}` })
-    .default(0),
-  retryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).default(0),
-  retryBackoff: z.enum(RETRY_BACKOFFS, { error: "must be FIXED or EXPONENTIAL" }).default("FIXED"),
-  maxRetryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).optional(),
-  timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
-  timeoutStrategy: z.enum(TIMEOUT_STRATEGIES, { error: "must be WARN or FAIL" }).default("FAIL"),
-  workerGroup: z
-    .string()
-    .regex(WORKER_GROUP_PATTERN, {
-      error: "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$ (it names SQS queues)",
-    })
-    .default("default"),
-  params: params.default({}),
-  description: z.string().max(LIMITS.descriptionChars).optional(),
-};
-
-const shellTask = z.strictObject({
-  ...taskBase,
-  type: z.literal("SHELL"),
-  command: bytes(LIMITS.commandBytes).refine((s) => s.trim().length > 0, {
-    error: "must not be empty",
-  }),
-});
-
-const statusCode = z.number().int().min(100).max(599);
-const httpTask = z.strictObject({
-  ...taskBase,
-  type: z.literal("HTTP"),
-  url: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-    .max(LIMITS.urlChars, { error: `must be at most ${LIMITS.urlChars} characters` }),
-  method: z
-    .enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], {
-      error: "must be an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)",
-    })
-    .default("GET"),
-  headers: z
-    .record(
-      z
-        .string()
-        .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: "header names must be HTTP tokens" }),
-      z.string().regex(/^[^\r\n\0]*$/, { error: "header values must not contain CR, LF or NUL" }),
-    )
-    .refine(
-      (h) =>
-        Object.entries(h).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) <=
-        LIMITS.headerBytes,
-      { error: `headers must add up to at most ${LIMITS.headerBytes} bytes`, ...TOO_LARGE },
-    )
-    .default({}),
-  body: bytes(LIMITS.httpBodyBytes).optional(),
-  expectStatus: z
-    .tuple([statusCode, statusCode])
-    .refine(([lo, hi]) => lo <= hi, { error: "must be [low, high] with low <= high" })
-    .default([200, 299]),
-});
-
-/** Schema of a task definition (discriminated by `type`). */
-export const taskSchema = z.discriminatedUnion("type", [shellTask, httpTask], {
-  error: "type must be SHELL or HTTP",
-});
+export { LIMITS, NAME_PATTERN, WORKER_GROUP_PATTERN } from "./schema-parts.js";
+export { taskSchema } from "./validate-tasks.js";
 
 /** Schema of the WorkflowDefinition body of `PUT /v1/workflows/{name}`. */
 export const workflowSchema = z.strictObject({
@@ -268,6 +145,7 @@ export function checkGraph(tasks: readonly TaskDefinition[]): ErrorDetail[] {
     });
   });
   if (details.length > 0) return details;
+  details.push(...checkLogicTasks(tasks, seen));
   const cycle = findCycle(tasks);
   if (cycle) {
     const i = seen.get(cycle[0] ?? "") ?? 0;

@@ -3,7 +3,8 @@
  * Versions are immutable, so a process caches them without invalidation (bounded LRU).
  */
 import { Dag } from "../core/dag.js";
-import type { WorkflowDefinition } from "../core/model.js";
+import { isLogicTaskType, type WorkflowDefinition } from "../core/model.js";
+import type { TaskKind } from "../core/progress.js";
 import type { RetryPolicy } from "../core/retry.js";
 import type { Store } from "../store/store.js";
 
@@ -13,6 +14,8 @@ export interface LoadedDefinition {
   definition: WorkflowDefinition;
   dag: Dag;
   policies: RetryPolicy[];
+  /** Per task index: "worker" or the logic task type the dispatcher runs. */
+  kinds: TaskKind[];
 }
 
 export class DefinitionCache {
@@ -43,6 +46,7 @@ export class DefinitionCache {
         version,
         definition: def,
         dag: new Dag(def.tasks),
+        kinds: def.tasks.map((t): TaskKind => (isLogicTaskType(t.type) ? t.type : "worker")),
         policies: def.tasks.map((t) => ({
           retries: t.retries,
           retryIntervalSeconds: t.retryIntervalSeconds,

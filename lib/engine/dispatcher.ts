@@ -1,36 +1,47 @@
 /**
  * The dispatcher (DolphinScheduler's master): claims commands, creates workflow instances,
- * dispatches ready tasks in priority order, and advances the DAG on task state-change events.
- * Events of one instance arrive one batch at a time (FIFO message group = instance id); every
- * write is conditioned anyway (instance `rev`, task `attribute_not_exists`/expected state), and
- * side effects happen before the instance write that records them, so a redelivered or repeated
- * message redoes the same idempotent effects and changes nothing twice.
+ * dispatches ready tasks in priority order, decides logic tasks, and advances the DAG on task
+ * state-change events. Events of one instance arrive one batch at a time (FIFO message group =
+ * instance id); every write is conditioned anyway (instance `rev`, task `attribute_not_exists`/
+ * expected state), and side effects happen before the instance write that records them, so a
+ * redelivered or repeated message redoes the same idempotent effects and changes nothing twice.
+ * Nothing lives only in memory: a dispatcher killed anywhere is replaced by the next delivery.
  */
-import { isFinalTaskState } from "../core/model.js";
+import {
+  type InstanceState,
+  isFinalInstanceState,
+  isLogicTaskType,
+  type TaskDefinition,
+} from "../core/model.js";
 import {
   type AdvanceContext,
   type AdvanceResult,
   activeTasks,
   applyOutcomes,
   attemptOf,
+  forceSuccessProgress,
+  type Halt,
+  type Progress,
+  recoverProgress,
+  rerunProgress,
+  restProgress,
+  resumeProgress,
+  SLOT,
   startProgress,
   type TaskOutcome,
 } from "../core/progress.js";
 import { assertInstanceTransition } from "../core/states.js";
 import { type EventMessage, type TaskEvent, taskEventsOf } from "../queue/messages.js";
-import type { Queues } from "../queue/sqs-queues.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
-import type { Store } from "../store/store.js";
 import { mapLimit } from "./concurrency.js";
-import type { DefinitionCache, LoadedDefinition } from "./definitions.js";
+import type { LoadedDefinition } from "./definitions.js";
+import type { EngineDeps } from "./engine-deps.js";
+import { haltActive } from "./halts.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
-import { dispatchTasks } from "./task-dispatch.js";
+import { finishLogicRecord, mirrorChildState, runDependent, runLogicTask } from "./logic-tasks.js";
+import { dispatchTasks, grantTaskGroupSlot } from "./task-dispatch.js";
 
-export interface DispatcherDeps {
-  store: Store;
-  queues: Queues;
-  definitions: DefinitionCache;
-  now: () => number;
+export interface DispatcherDeps extends EngineDeps {
   /** A claim older than this is taken over (the claimer died), ms. */
   commandClaimStaleMs: number;
   /**
@@ -39,14 +50,29 @@ export interface DispatcherDeps {
    * failure that another process recorded, before its conditional write fails.
    */
   cacheInstances?: boolean;
-  log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
+
+/** Timer kind of a workflow timeout (lib/engine/sweeper.ts). */
+export const INSTANCE_TIMEOUT_TIMER = "instance-timeout";
+
+/** All OUT parameters one instance keeps, JSON bytes (the instance item must stay < 400 KB). */
+export const MAX_INSTANCE_OUTPUT_BYTES = 200 * 1024;
 
 /** Thrown when a message cannot be applied yet (for example its instance is not written yet). */
 class RetryLater extends Error {}
 
 /** Instances a dispatcher keeps in memory between events (LRU). */
 const INSTANCE_CACHE_SIZE = 1_000;
+
+/** Rounds of "logic task decided → apply → more ready" in one step (each settles ≥ 1 task). */
+const MAX_SETTLE_ROUNDS = 100_000;
+
+function haltOf(inst: InstanceRecord): Halt | undefined {
+  if (inst.state === "STOPPING") return "stop";
+  if (inst.timedOutAt !== undefined) return "fail";
+  if (inst.state === "PAUSING" || inst.state === "PAUSED") return "pause";
+  return undefined;
+}
 
 export class Dispatcher {
   private readonly instances = new Map<string, InstanceRecord>();
@@ -77,12 +103,23 @@ export class Dispatcher {
               i++;
               continue;
             }
+            if (first.kind === "timeout") {
+              await this.handleTimeout(first.instanceId, first.deadlineAt);
+              i++;
+              continue;
+            }
+            if (first.kind === "check") {
+              await this.handleCheck(first.instanceId, first.code, first.attempt);
+              i++;
+              continue;
+            }
             // Consecutive task events of one instance are applied with one instance write.
             const events: TaskEvent[] = [];
             const from = i;
             while (i < list.length) {
               const e = JSON.parse((list[i] as SqsRecord).body) as EventMessage;
-              if (e.kind === "command" || e.instanceId !== first.instanceId) break;
+              if ((e.kind !== "task" && e.kind !== "tasks") || e.instanceId !== first.instanceId)
+                break;
               events.push(...taskEventsOf(e));
               i++;
             }
@@ -107,11 +144,13 @@ export class Dispatcher {
   }
 
   private context(inst: InstanceRecord, def: LoadedDefinition): AdvanceContext {
+    const halt = haltOf(inst);
     return {
       dag: def.dag,
       policies: def.policies,
       failureStrategy: inst.failureStrategy,
-      stopping: inst.state === "STOPPING",
+      kinds: def.kinds,
+      ...(halt ? { halt } : {}),
     };
   }
 
@@ -156,7 +195,11 @@ export class Dispatcher {
         await this.startInstance(cmd);
         break;
       case "STOP":
-        await this.stopInstance(cmd.instanceId);
+      case "PAUSE":
+      case "RESUME":
+      case "RERUN":
+      case "RECOVER_FAILED":
+        await this.control(cmd);
         break;
       default:
         this.deps.log?.("dispatcher: unsupported command", { commandId, type: cmd.type });
@@ -170,9 +213,6 @@ export class Dispatcher {
     let inst = await this.deps.store.getInstance(cmd.instanceId);
     if (!inst) {
       const failureStrategy = run.failureStrategy ?? def.definition.failureStrategy;
-      const dag = def.dag;
-      const ctx: AdvanceContext = { dag, policies: def.policies, failureStrategy, stopping: false };
-      const start = startProgress(ctx, dag.scope(run.startTasks, run.taskScope));
       const fresh: InstanceRecord = {
         instanceId: cmd.instanceId,
         workflow: cmd.workflow,
@@ -186,9 +226,15 @@ export class Dispatcher {
         ...(run.startTasks ? { startTasks: run.startTasks } : {}),
         taskScope: run.taskScope,
         createdAt: cmd.createdAt,
-        progress: start.progress,
+        ...(cmd.scheduleTime !== undefined ? { scheduleTime: cmd.scheduleTime } : {}),
+        ...(cmd.parent ? { parent: cmd.parent } : {}),
+        ...(cmd.depth ? { depth: cmd.depth } : {}),
+        runs: 1,
+        progress: { slots: "", attempts: {} },
         rev: 1,
       };
+      const ctx = this.context(fresh, def);
+      fresh.progress = startProgress(ctx, def.dag.scope(run.startTasks, run.taskScope)).progress;
       // Record the intent first; a crash after this redoes the dispatch below from it.
       if (await this.deps.store.putInstance(fresh)) inst = fresh;
       else inst = await this.deps.store.getInstance(cmd.instanceId);
@@ -196,71 +242,156 @@ export class Dispatcher {
     }
     if (inst.state !== "SUBMITTED") return; // started already (a repeated command)
     // Dispatch every ACTIVE task of the recorded progress (idempotent when repeated).
-    const orders = activeTasks(inst.progress).map((index) => ({
-      index,
-      attempt: attemptOf(inst.progress, index),
-      delaySeconds: 0,
-    }));
-    await dispatchTasks(this.deps, inst, def, orders);
-    const next: InstanceRecord = {
-      ...inst,
-      state: "RUNNING",
-      startedAt: this.deps.now(),
-      rev: inst.rev + 1,
+    const started: AdvanceResult = {
+      progress: inst.progress,
+      dispatch: activeTasks(inst.progress).map((index) => ({
+        index,
+        attempt: attemptOf(inst.progress, index),
+        delaySeconds: 0,
+      })),
+      changed: true,
     };
-    assertInstanceTransition(inst.state, next.state);
-    if (!(await this.write(next))) throw new RetryLater();
+    const patch = await this.runPatch(inst, def, "RUNNING");
+    if (!(await this.commit(inst, def, started, patch))) throw new RetryLater();
   }
 
-  private async stopInstance(instanceId: string): Promise<void> {
-    this.instances.delete(instanceId);
-    let inst = await this.deps.store.getInstance(instanceId);
+  /** Fields a new run of an instance starts with: RUNNING, start time, workflow deadline timer. */
+  private async runPatch(
+    inst: InstanceRecord,
+    def: LoadedDefinition,
+    state: InstanceState,
+  ): Promise<Partial<InstanceRecord>> {
+    const now = this.deps.now();
+    const patch: Partial<InstanceRecord> = {
+      state,
+      startedAt: now,
+      endedAt: undefined,
+      timedOutAt: undefined,
+      error: undefined,
+      deadlineAt: undefined,
+    };
+    const limit = def.definition.timeoutSeconds;
+    if (limit !== undefined) {
+      patch.deadlineAt = now + limit * 1000;
+      await this.deps.timers.putTimer({
+        id: `timeout:${inst.instanceId}`,
+        dueAt: patch.deadlineAt,
+        kind: INSTANCE_TIMEOUT_TIMER,
+        instanceId: inst.instanceId,
+      });
+    }
+    return patch;
+  }
+
+  /** STOP, PAUSE, RESUME, RERUN and RECOVER_FAILED of one instance. */
+  private async control(cmd: CommandRecord): Promise<void> {
+    const id = cmd.instanceId;
+    this.instances.delete(id);
+    let inst = await this.deps.store.getInstance(id);
     if (!inst) {
-      // Its start is still to come (retry later), or it was dropped (nothing to stop).
-      const start = await this.deps.store.getCommand(`start:${instanceId}`);
+      // Its start is still to come (retry later), or it was dropped (nothing to control).
+      const start = await this.deps.store.getCommand(`start:${id}`);
       if (start?.state === "PENDING") throw new RetryLater();
       return;
     }
-    if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
     const def = await this.definition(inst);
-    if (inst.state !== "STOPPING") {
-      const stopping: InstanceRecord = { ...inst, state: "STOPPING", rev: inst.rev + 1 };
-      assertInstanceTransition(inst.state, stopping.state);
-      if (!(await this.write(stopping))) throw new RetryLater();
-      inst = stopping;
-    }
-    // Tasks not yet taken by a worker are killed here; running ones by their worker.
-    const outcomes: TaskOutcome[] = [];
-    const now = this.deps.now();
-    await mapLimit(activeTasks(inst.progress), 16, async (index) => {
-      const attempt = attemptOf(inst.progress, index);
-      const key = { instanceId, code: def.dag.codes[index] as string, attempt };
-      const killed = await this.deps.store.updateTask(key, ["SUBMITTED", "DISPATCHED"], {
-        state: "KILLED",
-        endedAt: now,
-        error: "stopped before it started",
-      });
-      if (killed) {
-        outcomes.push({ index, attempt, state: "KILLED" });
+    const final = isFinalInstanceState(inst.state);
+    switch (cmd.type) {
+      case "STOP":
+      case "PAUSE": {
+        if (final) return this.notifyParent(inst);
+        const target: InstanceState = cmd.type === "STOP" ? "STOPPING" : "PAUSING";
+        if (cmd.type === "PAUSE" && inst.state !== "RUNNING") return; // pausing or halted already
+        if (inst.state !== target && !(cmd.type === "STOP" && inst.state === "STOPPING")) {
+          // Recorded first: from here on no decision dispatches anything new.
+          const halted: InstanceRecord = { ...inst, state: target, rev: inst.rev + 1 };
+          assertInstanceTransition(inst.state, target);
+          if (!(await this.write(halted))) throw new RetryLater();
+          inst = halted;
+        }
+        const mode = cmd.type === "STOP" ? "kill" : "pause";
+        const reason = cmd.type === "STOP" ? "stopped" : "paused before it started";
+        const outcomes = await haltActive(this.deps, inst, def, inst.progress, mode, reason);
+        await this.applyAndCommit(inst, def, outcomes);
         return;
       }
-      const running = await this.deps.store.updateTask(key, ["RUNNING"], { killRequested: true });
-      if (running) return;
-      // Neither waiting nor running: over already (for instance killed by an earlier try of
-      // this stop whose instance write was lost). Record what it ended as.
-      const item = await this.deps.store.getTaskInstance(instanceId, key.code, attempt);
-      if (item && isFinalTaskState(item.state))
-        outcomes.push({ index, attempt, state: item.state });
-    });
-    if (
-      !(await this.commit(
-        inst,
-        def,
-        applyOutcomes(this.context(inst, def), inst.progress, outcomes),
-      ))
-    ) {
-      throw new RetryLater();
+      case "RESUME": {
+        if (inst.state !== "PAUSED" && inst.state !== "PAUSING") return;
+        const running = { ...inst, state: "RUNNING" as const };
+        const result = resumeProgress(this.context(running, def), inst.progress);
+        if (!(await this.commit(inst, def, result, { state: "RUNNING" }))) throw new RetryLater();
+        return;
+      }
+      case "RERUN":
+      case "RECOVER_FAILED": {
+        if (!final) return;
+        if (cmd.type === "RECOVER_FAILED" && inst.state === "SUCCESS") return;
+        const patch: Partial<InstanceRecord> = {
+          ...(await this.runPatch(inst, def, "RUNNING")),
+          commandType: cmd.type,
+          runs: (inst.runs ?? 1) + 1,
+          ...(cmd.type === "RERUN" ? { outputs: {} } : {}),
+        };
+        const ctx = this.context({ ...inst, ...patch }, def);
+        const result =
+          cmd.type === "RERUN"
+            ? rerunProgress(ctx, inst.progress)
+            : recoverProgress(ctx, inst.progress);
+        if (!(await this.commit(inst, def, result, patch))) throw new RetryLater();
+        return;
+      }
     }
+  }
+
+  /** Applies outcomes the dispatcher found itself (halts, timeouts) and writes the result. */
+  private async applyAndCommit(
+    inst: InstanceRecord,
+    def: LoadedDefinition,
+    outcomes: TaskOutcome[],
+    patch: Partial<InstanceRecord> = {},
+  ): Promise<void> {
+    const ctx = this.context({ ...inst, ...patch }, def);
+    await this.releaseGroups(inst, def, outcomes);
+    let result = applyOutcomes(ctx, inst.progress, outcomes);
+    if (!result.changed) result = restProgress(ctx, inst.progress);
+    if (!(await this.commit(inst, def, result, patch))) throw new RetryLater();
+  }
+
+  /** The workflow's `timeoutSeconds` ran out: active tasks are killed and it ends FAILURE. */
+  async handleTimeout(instanceId: string, deadlineAt: number): Promise<void> {
+    this.instances.delete(instanceId);
+    const inst = await this.deps.store.getInstance(instanceId);
+    if (!inst || isFinalInstanceState(inst.state) || inst.timedOutAt !== undefined) return;
+    // A rerun moved the deadline: this timer belongs to an earlier run.
+    if (inst.deadlineAt !== deadlineAt || this.deps.now() < deadlineAt) return;
+    const def = await this.definition(inst);
+    const limit = def.definition.timeoutSeconds ?? 0;
+    const patch: Partial<InstanceRecord> = {
+      timedOutAt: this.deps.now(),
+      error: `the workflow timed out after ${limit}s`,
+    };
+    const halted = { ...inst, ...patch };
+    const outcomes = await haltActive(this.deps, halted, def, inst.progress, "kill", "workflow timed out");
+    await this.applyAndCommit(inst, def, outcomes, patch);
+  }
+
+  /** A DEPENDENT task's re-check timer fired. */
+  async handleCheck(instanceId: string, code: string, attempt: number): Promise<void> {
+    const inst = await this.load(instanceId, true);
+    if (!inst || isFinalInstanceState(inst.state) || haltOf(inst)) return;
+    const def = await this.definition(inst);
+    const index = def.dag.indexOf(code);
+    const task = index === undefined ? undefined : def.definition.tasks[index];
+    if (index === undefined || task?.type !== "DEPENDENT") return;
+    if (inst.progress.slots[index] !== SLOT.ACTIVE || attemptOf(inst.progress, index) !== attempt)
+      return;
+    const outcome = await runDependent(this.deps, inst, task, { index, attempt });
+    if (outcome) await this.applyAndCommit(inst, def, [outcome]);
+  }
+
+  private async load(instanceId: string, cached: boolean): Promise<InstanceRecord | undefined> {
+    const hit = cached && this.deps.cacheInstances ? this.instances.get(instanceId) : undefined;
+    return hit ?? (await this.deps.store.getInstance(instanceId));
   }
 
   /**
@@ -270,48 +401,193 @@ export class Dispatcher {
    */
   async handleTaskEvents(instanceId: string, events: readonly TaskEvent[]): Promise<void> {
     for (let round = 0; round < 3; round++) {
-      const cached =
-        round === 0 && this.deps.cacheInstances ? this.instances.get(instanceId) : undefined;
-      const inst = cached ?? (await this.deps.store.getInstance(instanceId));
+      const inst = await this.load(instanceId, round === 0);
       if (!inst) throw new RetryLater();
-      if (inst.state === "STOPPED" || inst.state === "SUCCESS" || inst.state === "FAILURE") return;
       const def = await this.definition(inst);
+      if (isFinalInstanceState(inst.state)) {
+        if (await this.applyForcedSuccess(inst, def, events)) return;
+        continue;
+      }
       const outcomes: TaskOutcome[] = [];
+      const outputs = { ...(inst.outputs ?? {}) };
+      let outputsChanged = false;
       for (const e of events) {
         const index = def.dag.indexOf(e.code);
-        if (index !== undefined) outcomes.push({ index, attempt: e.attempt, state: e.state });
+        if (index === undefined) continue;
+        const live =
+          inst.progress.slots[index] === SLOT.ACTIVE &&
+          attemptOf(inst.progress, index) === e.attempt;
+        let state = e.state;
+        const task = def.definition.tasks[index] as TaskDefinition;
+        if (live && state === "SUCCESS" && e.outputs && Object.keys(e.outputs).length > 0) {
+          outputs[e.code] = e.outputs;
+          outputsChanged = true;
+          if (Buffer.byteLength(JSON.stringify(outputs)) > MAX_INSTANCE_OUTPUT_BYTES) {
+          delete outputs[e.code];
+            state = "FAILURE";
+            await this.deps.store.updateTask(
+              { instanceId, code: e.code, attempt: e.attempt },
+              ["SUCCESS"],
+              {
+                state: "FAILURE",
+                error: `the instance's OUT parameters would exceed ${MAX_INSTANCE_OUTPUT_BYTES} bytes`,
+              },
+            );
+          }
+        }
+        if (live && isLogicTaskType(task.type) && state !== "PAUSED") {
+          // A sub-workflow's report: its record shows the mirrored result.
+          await finishLogicRecord(this.deps, instanceId, e.code, e.attempt, state, e.error);
+        }
+        outcomes.push({ index, attempt: e.attempt, state });
       }
+      await this.releaseGroups(inst, def, outcomes);
       const result = applyOutcomes(this.context(inst, def), inst.progress, outcomes);
-      if (await this.commit(inst, def, result)) return;
+      if (await this.commit(inst, def, result, outputsChanged ? { outputs } : {})) return;
       this.instances.delete(instanceId);
     }
     throw new RetryLater();
   }
 
+  /** FORCED_SUCCESS of a failed task of a finished instance (the API's force-success). */
+  private async applyForcedSuccess(
+    inst: InstanceRecord,
+    def: LoadedDefinition,
+    events: readonly TaskEvent[],
+  ): Promise<boolean> {
+    await this.notifyParent(inst); // a report lost in a crash after the final write
+    let progress = inst.progress;
+    for (const e of events) {
+      const index = def.dag.indexOf(e.code);
+      if (e.state !== "FORCED_SUCCESS" || index === undefined) continue;
+      progress = forceSuccessProgress(progress, index, e.attempt) ?? progress;
+    }
+    if (progress === inst.progress) return true;
+    return this.write({ ...inst, progress, rev: inst.rev + 1 });
+  }
+
+  /** Frees the task-group slots of attempts that ended, handing them to the next waiters. */
+  private async releaseGroups(
+    inst: InstanceRecord,
+    def: LoadedDefinition,
+    outcomes: readonly TaskOutcome[],
+  ): Promise<void> {
+    for (const o of outcomes) {
+      const task = def.definition.tasks[o.index];
+      if (!task?.taskGroup) continue;
+      if (o.state === "RUNNING" || o.state === "SUBMITTED" || o.state === "DISPATCHED") continue;
+      await this.deps.gate.release(
+        task.taskGroup,
+        { instanceId: inst.instanceId, code: task.code, attempt: o.attempt },
+        (w) => grantTaskGroupSlot(this.deps, w),
+      );
+    }
+  }
+
   /**
-   * Dispatches what the decision asks for, then records it with one conditional write.
+   * Carries out a decision and records it with one conditional write: worker tasks are sent,
+   * logic tasks decided (their outcomes applied in turn, until nothing more is decided at once),
+   * END's failure kills the active siblings.
+   * @param patch instance fields that change with this write (state of a control command…).
    * @returns false when the instance changed meanwhile (nothing recorded).
    */
   private async commit(
     inst: InstanceRecord,
     def: LoadedDefinition,
-    result: AdvanceResult,
+    first: AdvanceResult,
+    patch: Partial<InstanceRecord> = {},
   ): Promise<boolean> {
-    if (!result.changed) return true;
-    await dispatchTasks(this.deps, inst, def, result.dispatch);
-    const next: InstanceRecord = { ...inst, progress: result.progress, rev: inst.rev + 1 };
-    if (result.finalState) {
-      assertInstanceTransition(inst.state, result.finalState);
-      next.state = result.finalState;
-      next.endedAt = this.deps.now();
+    if (!first.changed && Object.keys(patch).length === 0) return true;
+    const next: InstanceRecord = { ...inst, ...patch };
+    const ctx = this.context(next, def);
+    let result = first;
+    let killed = false;
+    for (let round = 0; round < MAX_SETTLE_ROUNDS; round++) {
+      const worker = result.dispatch.filter((o) => def.kinds[o.index] === "worker");
+      const logic = result.dispatch.filter((o) => def.kinds[o.index] !== "worker");
+      const now: TaskOutcome[] = await dispatchTasks(this.deps, next, def, worker);
+      for (const o of logic) {
+        const decided = await runLogicTask(this.deps, next, def, result.progress, o);
+        if (decided) now.push(decided);
+      }
+      if (result.killActive && !killed) {
+        killed = true;
+        now.push(
+          ...(await haltActive(this.deps, next, def, result.progress, "kill", "killed: another task failed (END)")),
+        );
+      }
+      if (now.length === 0) break;
+      await this.releaseGroups(next, def, now);
+      const applied = applyOutcomes(ctx, result.progress, now);
+      if (!applied.changed) break;
+      result = applied;
     }
-    return this.write(next);
+    await this.recordSkipped(next, def, inst.progress.slots, result.progress);
+    next.progress = result.progress;
+    next.rev = inst.rev + 1;
+    const via = next.state;
+    if (result.finalState) {
+      next.state = result.finalState;
+      if (result.finalState !== "PAUSED") next.endedAt = this.deps.now();
+    }
+    if (via !== inst.state) assertInstanceTransition(inst.state, via);
+    if (next.state !== via) assertInstanceTransition(via, next.state);
+    const ok = await this.write(next);
+    if (ok && next.state !== inst.state) await this.notifyParent(next);
+    return ok;
+  }
+
+  /** Task instances for tasks a branch decision skipped, so that the API shows them SKIPPED. */
+  private async recordSkipped(
+    inst: InstanceRecord,
+    def: LoadedDefinition,
+    before: string,
+    after: Progress,
+  ): Promise<void> {
+    const skipped: number[] = [];
+    for (let i = 0; i < after.slots.length; i++) {
+      if (after.slots[i] === SLOT.SKIPPED && before[i] !== SLOT.SKIPPED) skipped.push(i);
+    }
+    const now = this.deps.now();
+    await mapLimit(skipped, 16, async (i) => {
+      const task = def.definition.tasks[i] as TaskDefinition;
+      await this.deps.store.putTaskInstance({
+        instanceId: inst.instanceId,
+        workflow: inst.workflow,
+        code: task.code,
+        attempt: attemptOf(after, i),
+        type: task.type,
+        state: "SKIPPED",
+        priority: task.priority,
+        workerGroup: task.workerGroup,
+        submittedAt: now,
+        endedAt: now,
+      });
+    });
+  }
+
+  /** A sub-workflow instance that ended or paused reports to its parent task attempt. */
+  private async notifyParent(inst: InstanceRecord): Promise<void> {
+    if (!inst.parent) return;
+    const state = mirrorChildState(inst.state);
+    if (!state) return;
+    await this.deps.queues.sendEvents([
+      {
+        kind: "task",
+        instanceId: inst.parent.instanceId,
+        code: inst.parent.code,
+        attempt: inst.parent.attempt,
+        state,
+        seq: inst.rev,
+        ...(state === "FAILURE" ? { error: `sub-workflow instance ${inst.instanceId} failed` } : {}),
+      },
+    ]);
   }
 
   /** The conditional instance write; keeps the cache in step with what was written. */
   private async write(next: InstanceRecord): Promise<boolean> {
     const ok = await this.deps.store.updateInstance(next);
-    if (!ok || next.state === "STOPPED" || next.state === "SUCCESS" || next.state === "FAILURE") {
+    if (!ok || isFinalInstanceState(next.state)) {
       this.instances.delete(next.instanceId);
     } else if (this.deps.cacheInstances) {
       this.instances.delete(next.instanceId); // re-insert: most recent last (LRU)

@@ -1,24 +1,32 @@
 /**
  * The sweeper (DolphinScheduler's StateWheelExecuteThread and failover): every minute on AWS,
- * every second in standalone. Now it re-signals commands left PENDING (outbox) and fails over
- * task attempts whose worker stopped renewing its lease (NEED_FAULT_TOLERANCE: the dispatcher
- * starts a new attempt, not counted against retries).
+ * every second in standalone. It re-signals commands left PENDING (outbox), fails over task
+ * attempts whose worker stopped renewing its lease (NEED_FAULT_TOLERANCE: the dispatcher starts
+ * a new attempt, not counted against retries), fires due timers (long retries, workflow
+ * timeouts, DEPENDENT re-checks) and frees task-group slots nobody holds any more.
  */
-import type { Queues } from "../queue/sqs-queues.js";
-import type { Store } from "../store/store.js";
+import type { TaskGroupHolder } from "../store/task-groups.js";
+import type { TimerRecord } from "../store/timers.js";
+import { INSTANCE_TIMEOUT_TIMER } from "./dispatcher.js";
+import type { EngineDeps } from "./engine-deps.js";
+import { DEPENDENT_CHECK_TIMER } from "./logic-tasks.js";
+import {
+  grantTaskGroupSlot,
+  type PendingSend,
+  RELEASE_TASK_TIMER,
+  sendPending,
+} from "./task-dispatch.js";
 
-export interface SweeperDeps {
-  store: Store;
-  queues: Queues;
-  now: () => number;
+export interface SweeperDeps extends Omit<EngineDeps, "definitions"> {
   /** A command PENDING this long is signalled again, ms. */
   commandResignalMs: number;
-  log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
 export interface SweepReport {
   resignalled: number;
   failedOver: number;
+  timersFired: number;
+  slotsFreed: number;
 }
 
 const PAGE = 100;
@@ -27,11 +35,72 @@ export class Sweeper {
   constructor(private readonly deps: SweeperDeps) {}
 
   async sweep(): Promise<SweepReport> {
-    const [resignalled, failedOver] = await Promise.all([
+    const [resignalled, failedOver, timersFired, slotsFreed] = await Promise.all([
       this.resignalCommands(),
       this.failOverExpiredLeases(),
+      this.fireTimers(),
+      this.reconcileTaskGroups(),
     ]);
-    return { resignalled, failedOver };
+    return { resignalled, failedOver, timersFired, slotsFreed };
+  }
+
+  /** Acts on every due timer, then deletes it (a crash in between acts again: idempotent). */
+  private async fireTimers(): Promise<number> {
+    const due = await this.deps.timers.listDueTimers(this.deps.now(), PAGE);
+    let n = 0;
+    for (const t of due) {
+      try {
+        await this.fire(t);
+        await this.deps.timers.deleteTimer(t);
+        n++;
+      } catch (e) {
+        this.deps.log?.("sweeper: timer not fired, next sweep tries again", {
+          id: t.id,
+          error: String(e),
+        });
+      }
+    }
+    return n;
+  }
+
+  private async fire(t: TimerRecord): Promise<void> {
+    const { queues } = this.deps;
+    switch (t.kind) {
+      case RELEASE_TASK_TIMER:
+        await sendPending(this.deps, JSON.parse(t.payload ?? "{}") as PendingSend);
+        return;
+      case INSTANCE_TIMEOUT_TIMER:
+        await queues.sendEvents([{ kind: "timeout", instanceId: t.instanceId, deadlineAt: t.dueAt }]);
+        return;
+      case DEPENDENT_CHECK_TIMER:
+        await queues.sendEvents([
+          {
+            kind: "check",
+            instanceId: t.instanceId,
+            code: t.code ?? "",
+            attempt: t.attempt ?? 1,
+            at: t.dueAt,
+          },
+        ]);
+        return;
+      default:
+        this.deps.log?.("sweeper: unknown timer kind dropped", { id: t.id, kind: t.kind });
+    }
+  }
+
+  /** Frees slots whose holder's attempt is over, then hands free slots to waiting tasks. */
+  private async reconcileTaskGroups(): Promise<number> {
+    const live = async (h: TaskGroupHolder) => {
+      const t = await this.deps.store.getTaskInstance(h.instanceId, h.code, h.attempt);
+      return t?.state === "SUBMITTED" || t?.state === "DISPATCHED" || t?.state === "RUNNING";
+    };
+    try {
+      const r = await this.deps.gate.reconcile(live, (w) => grantTaskGroupSlot(this.deps, w));
+      return r.freed;
+    } catch (e) {
+      this.deps.log?.("sweeper: task group reconcile incomplete", { error: String(e) });
+      return 0;
+    }
   }
 
   private async resignalCommands(): Promise<number> {

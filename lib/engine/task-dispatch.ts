@@ -1,80 +1,188 @@
 /**
- * Sending ready tasks: the task instance items (if absent) and the task messages, in
- * DolphinScheduler's dispatch order. Part of the dispatcher's "effects before commit".
+ * Sending ready worker tasks: the task instance items (if absent) and the task messages, in
+ * DolphinScheduler's dispatch order, through the task-group gate when a task names a group, and
+ * through a sweeper timer when a retry waits longer than SQS's 15-minute message delay. Part of
+ * the dispatcher's "effects before commit": every step is idempotent when the decision is redone.
  */
+import { ParamError } from "../core/params.js";
 import { compareDispatch } from "../core/priority.js";
+import type { TaskOutcome } from "../core/progress.js";
+import type { WorkerTaskDefinition } from "../core/model.js";
 import type { TaskMessage } from "../queue/messages.js";
-import type { Queues } from "../queue/sqs-queues.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
-import type { Store } from "../store/store.js";
+import type { TaskGroupWaiter } from "../store/task-groups.js";
 import { mapLimit } from "./concurrency.js";
 import type { LoadedDefinition } from "./definitions.js";
+import { baseTimeOf, type EngineDeps, taskParams } from "./engine-deps.js";
 
-/** Writes the task instances (if absent) and sends them, highest priority first. */
+/** SQS DelaySeconds maximum. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** Timer kind that sends a long-delayed task message (lib/engine/sweeper.ts). */
+export const RELEASE_TASK_TIMER = "release-task";
+
+/** What a waiting task (task group or long retry) needs to be sent later. */
+export interface PendingSend {
+  message: TaskMessage;
+  workerGroup: string;
+  /** When the task may start, epoch ms. */
+  releaseAt: number;
+}
+
+type Order = { index: number; attempt: number; delaySeconds: number };
+
+/** What sending a waiting task needs (the sweeper has it too). */
+export type SendDeps = Pick<EngineDeps, "store" | "queues" | "timers" | "now">;
+
+/**
+ * Writes the task instances (if absent) and sends them, highest priority first.
+ * @returns outcomes of tasks that failed before reaching a worker (bad parameter expression,
+ *   unknown task group), for the caller to apply.
+ */
 export async function dispatchTasks(
-  deps: { store: Store; queues: Queues; now: () => number },
+  deps: EngineDeps,
   inst: InstanceRecord,
   def: LoadedDefinition,
-  orders: ReadonlyArray<{ index: number; attempt: number; delaySeconds: number }>,
-): Promise<void> {
-  if (orders.length === 0) return;
+  orders: readonly Order[],
+): Promise<TaskOutcome[]> {
+  if (orders.length === 0) return [];
   const now = deps.now();
   const tasks = def.definition.tasks;
-  const sorted = [...orders].sort((a, b) =>
-    compareDispatch(
-      {
-        instancePriority: inst.priority,
-        instanceCreatedAt: inst.createdAt,
-        taskPriority: tasks[a.index]?.priority ?? "MEDIUM",
-        code: tasks[a.index]?.code ?? "",
-      },
-      {
-        instancePriority: inst.priority,
-        instanceCreatedAt: inst.createdAt,
-        taskPriority: tasks[b.index]?.priority ?? "MEDIUM",
-        code: tasks[b.index]?.code ?? "",
-      },
-    ),
-  );
+  const key = (o: Order) => ({
+    instancePriority: inst.priority,
+    instanceCreatedAt: inst.createdAt,
+    taskPriority: tasks[o.index]?.priority ?? "MEDIUM",
+    code: tasks[o.index]?.code ?? "",
+  });
+  const sorted = [...orders].sort((a, b) => compareDispatch(key(a), key(b)));
+  const failed: TaskOutcome[] = [];
+  const direct: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }> = [];
   // Items and messages go out together: a worker that gets the message first creates the
   // item with its claim (same fields), and the put then finds it there. Both are done before
   // the instance write that records the decision.
-  const puts = mapLimit(sorted, 32, async (o) => {
-    const task = tasks[o.index];
-    if (!task) return;
+  await mapLimit(sorted, 32, async (o) => {
+    const task = tasks[o.index] as WorkerTaskDefinition;
     const record: TaskInstanceRecord = {
       instanceId: inst.instanceId,
       workflow: inst.workflow,
       code: task.code,
       attempt: o.attempt,
       type: task.type,
-      // A delayed retry waits as SUBMITTED; a task sent now is DISPATCHED.
-      state: o.delaySeconds > 0 ? "SUBMITTED" : "DISPATCHED",
+      // A delayed retry, or a task waiting for its task group, waits as SUBMITTED.
+      state: o.delaySeconds > 0 || task.taskGroup ? "SUBMITTED" : "DISPATCHED",
       priority: task.priority,
       workerGroup: task.workerGroup,
       submittedAt: now,
+      ...(task.taskGroup ? { taskGroup: task.taskGroup } : {}),
     };
+    let params: Record<string, string>;
+    try {
+      params = taskParams(inst, def, o.index, o.attempt);
+    } catch (e) {
+      if (!(e instanceof ParamError)) throw e;
+      await failBeforeStart(deps, record, e.message);
+      failed.push({ index: o.index, attempt: o.attempt, state: "FAILURE" });
+      return;
+    }
     await deps.store.putTaskInstance(record); // false = there already: fine
-  });
-  const globals = def.definition.params;
-  const sends = deps.queues.sendTasks(
-    sorted.map((o) => {
-      const task = tasks[o.index] as (typeof tasks)[number];
-      const message: TaskMessage = {
+    const message: TaskMessage = {
+      instanceId: inst.instanceId,
+      workflow: inst.workflow,
+      version: inst.version,
+      code: task.code,
+      attempt: o.attempt,
+      instancePriority: inst.priority,
+      dryRun: inst.dryRun,
+      submittedAt: now,
+      task,
+      params,
+      baseTime: baseTimeOf(inst),
+    };
+    const pending: PendingSend = {
+      message,
+      workerGroup: task.workerGroup,
+      releaseAt: now + o.delaySeconds * 1000,
+    };
+    if (task.taskGroup) {
+      const waiter: TaskGroupWaiter = {
+        group: task.taskGroup,
         instanceId: inst.instanceId,
-        workflow: inst.workflow,
-        version: inst.version,
         code: task.code,
         attempt: o.attempt,
+        taskGroupPriority: task.taskGroupPriority,
         instancePriority: inst.priority,
-        dryRun: inst.dryRun,
-        submittedAt: now,
-        task,
-        // Precedence: startup > local > global (DolphinScheduler).
-        params: { ...globals, ...task.params, ...inst.params },
+        taskPriority: task.priority,
+        // Stable across a redone dispatch (the waiter's key); older instances first, as DS.
+        queuedAt: inst.createdAt,
+        payload: JSON.stringify(pending),
       };
-      return { message, workerGroup: task.workerGroup, delaySeconds: o.delaySeconds };
-    }),
-  );
-  await Promise.all([puts, sends]);
+      const got = await deps.gate.acquire(waiter);
+      if (got === "unknown-group") {
+        await failBeforeStart(deps, record, `task group '${task.taskGroup}' does not exist`);
+        failed.push({ index: o.index, attempt: o.attempt, state: "FAILURE" });
+      } else if (got === "acquired") await sendPending(deps, pending);
+      return; // "waiting": the gate sends it when a slot frees (grantTaskGroupSlot)
+    }
+    if (o.delaySeconds > MAX_SQS_DELAY_SECONDS) await sendPending(deps, pending);
+    else direct.push({ message, workerGroup: task.workerGroup, delaySeconds: o.delaySeconds });
+  });
+  await deps.queues.sendTasks(direct);
+  return failed;
+}
+
+async function failBeforeStart(deps: EngineDeps, record: TaskInstanceRecord, error: string) {
+  const now = deps.now();
+  const failed: TaskInstanceRecord = { ...record, state: "FAILURE", endedAt: now, error };
+  if (!(await deps.store.putTaskInstance(failed))) {
+    await deps.store.updateTask(record, ["SUBMITTED", "DISPATCHED"], {
+      state: "FAILURE",
+      endedAt: now,
+      error,
+    });
+  }
+}
+
+/**
+ * Sends a task whose turn has come: at once (with the rest of its delay, up to 15 minutes), or
+ * through a sweeper timer set 15 minutes before it may start.
+ */
+export async function sendPending(deps: SendDeps, p: PendingSend): Promise<void> {
+  const waitMs = p.releaseAt - deps.now();
+  const m = p.message;
+  if (waitMs > MAX_SQS_DELAY_SECONDS * 1000) {
+    await deps.timers.putTimer({
+      id: `release:${m.instanceId}:${m.code}:${m.attempt}`,
+      dueAt: p.releaseAt - MAX_SQS_DELAY_SECONDS * 1000,
+      kind: RELEASE_TASK_TIMER,
+      instanceId: m.instanceId,
+      code: m.code,
+      attempt: m.attempt,
+      payload: JSON.stringify(p),
+    });
+    return;
+  }
+  await deps.queues.sendTasks([
+    {
+      message: m,
+      workerGroup: p.workerGroup,
+      delaySeconds: Math.max(0, Math.ceil(waitMs / 1000)),
+    },
+  ]);
+}
+
+/**
+ * The gate's callback when a task-group slot goes to a waiting task: the task moves from
+ * SUBMITTED to DISPATCHED and its message is sent. False when the task no longer waits
+ * (stopped, paused or already sent): the gate frees the slot again.
+ */
+export async function grantTaskGroupSlot(deps: SendDeps, w: TaskGroupWaiter): Promise<boolean> {
+  const p = JSON.parse(w.payload) as PendingSend;
+  const key = { instanceId: w.instanceId, code: w.code, attempt: w.attempt };
+  // A delayed retry stays SUBMITTED until a worker claims it; a repeated send is fenced there.
+  const moved = await deps.store.updateTask(key, ["SUBMITTED"], {
+    state: p.releaseAt > deps.now() ? "SUBMITTED" : "DISPATCHED",
+  });
+  if (!moved) return false;
+  await sendPending(deps, p);
+  return true;
 }

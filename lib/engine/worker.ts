@@ -8,13 +8,16 @@ import { mkdir, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { isFinalTaskState, type TaskState } from "../core/model.js";
-import type { TaskLogs } from "../logs/task-log.js";
+import { OutParams, parseSetValues } from "../core/out-params.js";
+import { ParamError, paramsToEnv } from "../core/params.js";
+import type { TaskLogs, TaskLogWriter } from "../logs/task-log.js";
 import type { TaskMessage } from "../queue/messages.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { Store } from "../store/store.js";
 import { runHttp } from "../tasks/http.js";
 import type { TaskPlugin, TaskResult } from "../tasks/plugin.js";
 import { runShell } from "../tasks/shell.js";
+import { substituteTask } from "../tasks/substitute.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
 
 export interface WorkerDeps {
@@ -103,7 +106,8 @@ export class Worker {
       // Duplicate delivery, or killed before it started. If the attempt is over, its event may
       // have been lost with a crashed worker: sending it again is harmless.
       const existing = await store.getTaskInstance(msg.instanceId, msg.code, msg.attempt);
-      if (existing && isFinalTaskState(existing.state)) await this.emit(msg, existing.state);
+      if (existing && isFinalTaskState(existing.state))
+        await this.emit(msg, existing.state, existing.outputs);
       return;
     }
     const result = await this.run(msg, record);
@@ -132,16 +136,26 @@ export class Worker {
         endedAt: this.deps.now(),
         ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
         ...(result.error ? { error: result.error } : {}),
+        ...(result.outputs && Object.keys(result.outputs).length > 0
+          ? { outputs: result.outputs }
+          : {}),
       },
       { worker: this.id, removeLease: true },
     );
     // A result nobody accepted (lease lost meanwhile) is dropped: a newer attempt owns the task.
-    if (done) await this.emit(msg, result.state);
+    if (done) await this.emit(msg, result.state, result.outputs);
   }
 
-  private emit(msg: TaskMessage, state: TaskState) {
+  private emit(msg: TaskMessage, state: TaskState, outputs?: Record<string, string>) {
     return this.deps.queues.sendEvents([
-      { kind: "task", instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt, state },
+      {
+        kind: "task",
+        instanceId: msg.instanceId,
+        code: msg.code,
+        attempt: msg.attempt,
+        state,
+        ...(outputs && Object.keys(outputs).length > 0 ? { outputs } : {}),
+      },
     ]);
   }
 
@@ -154,12 +168,23 @@ export class Worker {
     record: SqsRecord,
   ): Promise<TaskResult | "lost" | "shutdown"> {
     const { deps } = this;
-    const log = deps.logs.open({
+    const fileLog = deps.logs.open({
       workflow: msg.workflow,
       instanceId: msg.instanceId,
       code: msg.code,
       attempt: msg.attempt,
     });
+    // A SHELL task sets OUT parameters with `${setValue(name=value)}` lines (DolphinScheduler).
+    const outs = new OutParams();
+    let outError: string | undefined;
+    const log: TaskLogWriter = {
+      write: (line: string, at?: number) => {
+        fileLog.write(line, at);
+        if (msg.task.type !== "SHELL" || !line.includes("setValue(")) return;
+        for (const { name, value } of parseSetValues(line)) outError ??= outs.set(name, value);
+      },
+      close: () => fileLog.close(),
+    };
     const kill = new AbortController();
     this.running.add(kill);
     let lost = false;
@@ -216,8 +241,16 @@ export class Worker {
         mkdir(workDir, { recursive: true }),
         mkdir(instanceDir, { recursive: true }),
       ]);
+      let task: typeof msg.task;
+      try {
+        task = substituteTask(msg.task, msg.params, msg.baseTime ?? msg.submittedAt);
+      } catch (e) {
+        if (!(e instanceof ParamError)) throw e;
+        log.write(`shoal: ${e.message}`);
+        return { state: "FAILURE", error: e.message };
+      }
       const env: Record<string, string> = {
-        ...msg.params,
+        ...paramsToEnv(msg.params),
         SHOAL_WORKFLOW: msg.workflow,
         SHOAL_WORKFLOW_VERSION: String(msg.version),
         SHOAL_INSTANCE_ID: msg.instanceId,
@@ -226,14 +259,27 @@ export class Worker {
         SHOAL_INSTANCE_DIR: instanceDir,
       };
       const result = await plugin({
-        task: msg.task,
+        task,
         params: msg.params,
         env,
         log,
         signal: kill.signal,
         workDir,
+        warn: (warning) => {
+          deps.store
+            .updateTask(key, ["RUNNING"], { warning }, { worker: this.id })
+            .catch((e) => deps.log?.("worker: warning not recorded", { error: String(e) }));
+        },
       });
       if (lost) return "lost";
+      if (result.state === "SUCCESS") {
+        if (outError) {
+          log.write(`shoal: ${outError}`);
+          return { state: "FAILURE", error: outError };
+        }
+        const shellOuts = outs.toRecord();
+        if (Object.keys(shellOuts).length > 0) result.outputs = { ...shellOuts, ...result.outputs };
+      }
       // Killed by the shutdown (not a result of its own): hand it back for failover.
       return this.shuttingDown && result.state === "KILLED" ? "shutdown" : result;
     } catch (e) {

@@ -3,7 +3,7 @@
  * worker reads no definition; event messages are small and idempotent to apply.
  */
 import { createHash } from "node:crypto";
-import type { Priority, TaskDefinition, TaskState } from "../core/model.js";
+import type { Priority, TaskState, WorkerTaskDefinition } from "../core/model.js";
 
 /** A task attempt for a worker (task queues, one per worker group and priority tier). */
 export interface TaskMessage {
@@ -16,9 +16,14 @@ export interface TaskMessage {
   dryRun: boolean;
   /** When the dispatcher created the attempt, epoch ms. */
   submittedAt: number;
-  task: TaskDefinition;
-  /** Global, startup and local parameters merged (startup > local > global). */
+  task: WorkerTaskDefinition;
+  /**
+   * Parameters resolved by the dispatcher: startup > local > upstream OUT > global > built-in,
+   * references inside values expanded (lib/core/params.ts).
+   */
   params: Record<string, string>;
+  /** Base time of `$[...]` time expressions: schedule time, else creation time, epoch ms. */
+  baseTime?: number;
 }
 
 /** A signal to the dispatcher (events FIFO queue, message group = workflow instance id). */
@@ -29,8 +34,14 @@ export type EventMessage =
       /** Several task events of one instance in one message (see packEvents). */
       kind: "tasks";
       instanceId: string;
-      events: Array<{ code: string; attempt: number; state: TaskState }>;
-    };
+      events: PackedTaskEvent[];
+    }
+  /** The workflow timeout fired (sweeper timer). */
+  | { kind: "timeout"; instanceId: string; deadlineAt: number }
+  /** Time to check a waiting DEPENDENT task again (sweeper timer). */
+  | { kind: "check"; instanceId: string; code: string; attempt: number; at: number };
+
+type PackedTaskEvent = Omit<TaskEvent, "kind" | "instanceId">;
 
 /** One task attempt's state change. */
 export interface TaskEvent {
@@ -39,6 +50,12 @@ export interface TaskEvent {
   code: string;
   attempt: number;
   state: TaskState;
+  /** OUT parameters the attempt set. */
+  outputs?: Record<string, string>;
+  /** Tells apart repeated reports of one state (a sub-workflow paused twice). */
+  seq?: number;
+  /** Why it failed, when the dispatcher should record it (sub-workflow). */
+  error?: string;
 }
 
 /**
@@ -60,12 +77,13 @@ export function packEvents(events: readonly EventMessage[]): EventMessage[] {
       packs.set(e.instanceId, pack);
       out.push(pack);
     }
-    pack.events.push({ code: e.code, attempt: e.attempt, state: e.state });
+    const { kind: _k, instanceId: _i, ...rest } = e;
+    pack.events.push(rest);
   }
   // A pack of one is sent as the plain event it is.
   return out.map((m) => {
     if (m.kind !== "tasks" || m.events.length > 1) return m;
-    const [only] = m.events as [{ code: string; attempt: number; state: TaskState }];
+    const [only] = m.events as [PackedTaskEvent];
     return { kind: "task", instanceId: m.instanceId, ...only };
   });
 }
@@ -84,8 +102,12 @@ export function eventDedupId(e: EventMessage): string {
     e.kind === "command"
       ? `c:${e.commandId}:${e.resignal ?? 0}`
       : e.kind === "task"
-        ? `t:${e.instanceId}:${e.code}:${e.attempt}:${e.state}`
-        : `p:${e.instanceId}:${e.events.map((x) => `${x.code}:${x.attempt}:${x.state}`).join(",")}`;
+        ? `t:${e.instanceId}:${e.code}:${e.attempt}:${e.state}:${e.seq ?? ""}`
+        : e.kind === "tasks"
+          ? `p:${e.instanceId}:${e.events.map((x) => `${x.code}:${x.attempt}:${x.state}:${x.seq ?? ""}`).join(",")}`
+          : e.kind === "timeout"
+            ? `o:${e.instanceId}:${e.deadlineAt}`
+            : `k:${e.instanceId}:${e.code}:${e.attempt}:${e.at}`;
   // SQS allows 128 characters of [A-Za-z0-9!-/:-@[-`{-~]; codes are safe, long ids are hashed.
   return raw.length <= 128 ? raw : createHash("sha256").update(raw).digest("hex");
 }

@@ -15,11 +15,21 @@ import { Worker } from "../engine/worker.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
 import { SqsQueues } from "../queue/sqs-queues.js";
 import { DynamoStore } from "../store/dynamo-store.js";
+import { DynamoTaskGroups } from "../store/dynamo-task-groups.js";
+import { DynamoTimers } from "../store/dynamo-timers.js";
+import { TaskGroupGate } from "../engine/task-group-gate.js";
+import type { EngineDeps } from "../engine/engine-deps.js";
+import { grantTaskGroupSlot } from "../engine/task-dispatch.js";
+import type { TaskGroupStore } from "../store/task-groups.js";
 import { structuredLog } from "./log.js";
 
 export interface Runtime {
   config: ShoalConfig;
   api: ApiDeps;
+  /** Task groups (API endpoints and the gate share it). */
+  taskGroups: TaskGroupStore;
+  /** What the dispatcher and sweeper share. */
+  engine: EngineDeps;
   dispatcher: Dispatcher;
   worker: Worker;
   sweeper: Sweeper;
@@ -41,17 +51,27 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
   const logs = new FileTaskLogs(join(config.dataDir, "logs"));
   const definitions = new DefinitionCache(store);
   const log = structuredLog;
+  const taskGroups = new DynamoTaskGroups(dynamoClient(), config.tables.taskGroups);
+  const timers = new DynamoTimers(dynamoClient(), config.tables.timers);
+  const engine: EngineDeps = {
+    store,
+    queues,
+    definitions,
+    timers,
+    now,
+    log,
+    // The gate grants waiting tasks through the engine it belongs to.
+    gate: new TaskGroupGate(taskGroups, { now, onGranted: (w) => grantTaskGroupSlot(engine, w) }),
+  };
   return {
     config,
-    api: { store, queues, logs, now, version: VERSION, log },
+    api: { store, queues, logs, now, version: VERSION, log, taskGroups },
+    taskGroups,
+    engine,
     dispatcher: new Dispatcher({
-      store,
-      queues,
-      definitions,
-      now,
+      ...engine,
       commandClaimStaleMs: 60_000,
       cacheInstances: config.singleDispatcher,
-      log,
     }),
     worker: new Worker({
       store,
@@ -64,7 +84,7 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
       visibilityTimeoutSeconds: QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds,
       log,
     }),
-    sweeper: new Sweeper({ store, queues, now, commandResignalMs: config.commandResignalMs, log }),
+    sweeper: new Sweeper({ ...engine, commandResignalMs: config.commandResignalMs }),
   };
 }
 

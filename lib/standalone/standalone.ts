@@ -61,6 +61,8 @@ function standaloneEnv(
     [ENV.commandsTable]: names.tables.commands,
     [ENV.instancesTable]: names.tables.instances,
     [ENV.tasksTable]: names.tables.tasks,
+    [ENV.taskGroupsTable]: names.tables.taskGroups,
+    [ENV.timersTable]: names.tables.timers,
     [ENV.dataDir]: dataDir,
     [ENV.eventsQueueUrl]: eventsQueueUrl,
     [ENV.leaseSeconds]: "10",

@@ -4,6 +4,7 @@
  */
 
 import type {
+  ParentLink,
   CommandType,
   FailureStrategy,
   InstanceState,
@@ -50,8 +51,14 @@ export interface CommandRecord {
   workflow: string;
   version: number;
   state: CommandState;
-  /** START_WORKFLOW: the run request; STOP: empty. */
+  /** START_WORKFLOW: the run request; control commands: empty. */
   run?: RunRequest;
+  /** A sub-workflow's start: the parent task attempt it reports to. */
+  parent?: ParentLink;
+  /** Sub-workflow nesting depth (0 = top level). */
+  depth?: number;
+  /** Nominal time of a scheduled, backfilled or sub-workflow run, epoch ms. */
+  scheduleTime?: number;
   createdAt: number;
   /** Set while the command is being worked on; a stale claim can be taken over. */
   claimedAt?: number;
@@ -81,6 +88,20 @@ export interface InstanceRecord {
   endedAt?: number;
   scheduleTime?: number;
   progress: Progress;
+  /** A sub-workflow instance: the parent task attempt it reports its result to. */
+  parent?: ParentLink;
+  /** Sub-workflow nesting depth (0 = top level). */
+  depth?: number;
+  /** How many times it ran (1, then +1 per rerun or recover-failed). */
+  runs?: number;
+  /** OUT parameters of finished tasks: task code → name → value. */
+  outputs?: Record<string, Record<string, string>>;
+  /** When the workflow's `timeoutSeconds` runs out, epoch ms. */
+  deadlineAt?: number;
+  /** Set when the workflow timeout fired: nothing new starts, it ends FAILURE. */
+  timedOutAt?: number;
+  /** Why it failed, when the reason is not a task's (workflow timeout). */
+  error?: string;
   /** Item revision: incremented by every write, which is conditioned on the previous value. */
   rev: number;
 }
@@ -96,6 +117,7 @@ export type InstanceSummaryRecord = Pick<
   | "createdAt"
   | "startedAt"
   | "endedAt"
+  | "scheduleTime"
 >;
 
 /** One attempt of one task. Keyed by (instanceId, code, attempt). */
@@ -120,6 +142,16 @@ export interface TaskInstanceRecord {
   leaseExpiresAt?: number;
   /** Set by a stop: the worker kills the task at its next lease renewal. */
   killRequested?: boolean;
+  /** OUT parameters the attempt set. */
+  outputs?: Record<string, string>;
+  /** A WARN timeout fired: the task went on running. */
+  warning?: string;
+  /** SUB_WORKFLOW: the child instance. */
+  subInstanceId?: string;
+  /** CONDITIONS / SWITCH: the branch targets taken. */
+  branch?: string[];
+  /** Task group whose slot the attempt needs (it waits SUBMITTED until one is free). */
+  taskGroup?: string;
 }
 
 /** A page of a list. */

@@ -1,12 +1,13 @@
 /**
  * Task plugins: what runs a task of one type on a worker (DolphinScheduler's task plugins).
  */
-import type { TaskDefinition } from "../core/model.js";
+import type { WorkerTaskDefinition } from "../core/model.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
 
 export interface TaskRunContext {
-  task: TaskDefinition;
-  /** Parameters (global, local, startup merged), also exported as environment variables. */
+  /** The task with `${name}` and `$[...]` already substituted (SHELL: shell-quoted). */
+  task: WorkerTaskDefinition;
+  /** Parameters (resolved by the dispatcher), also exported as environment variables. */
   params: Record<string, string>;
   /** Environment for processes: identifiers of the run (SHOAL_*) and the parameters. */
   env: Record<string, string>;
@@ -15,6 +16,8 @@ export interface TaskRunContext {
   signal: AbortSignal;
   /** A fresh, empty working directory for this attempt. */
   workDir: string;
+  /** Reports a warning (a WARN timeout): logged and kept on the task instance; the task goes on. */
+  warn?: (message: string) => void;
 }
 
 export interface TaskResult {
@@ -22,6 +25,8 @@ export interface TaskResult {
   exitCode?: number;
   /** One sentence for the API's `error` field. */
   error?: string;
+  /** OUT parameters the plugin took from its result (HTTP: JSON paths of the response). */
+  outputs?: Record<string, string>;
 }
 
 export type TaskPlugin = (ctx: TaskRunContext) => Promise<TaskResult>;

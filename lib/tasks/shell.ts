@@ -92,9 +92,9 @@ export const runShell: TaskPlugin = async (ctx) => {
   if (task.timeoutSeconds) {
     timeout = setTimeout(() => {
       if (task.timeoutStrategy === "WARN") {
-        log.write(
-          `shoal: WARNING task is still running after its timeout of ${task.timeoutSeconds}s`,
-        );
+        const message = `task is still running after its timeout of ${task.timeoutSeconds}s`;
+        log.write(`shoal: WARNING ${message}`);
+        ctx.warn?.(message);
         return;
       }
       reason ??= "timeout";

@@ -202,9 +202,8 @@ describe("failover survives a lost event", () => {
       },
     };
     const sweeper = new Sweeper({
-      store,
+      ...rt.engine,
       queues: queues as never,
-      now: () => Date.now(),
       commandResignalMs: 60_000,
     });
     await sweeper.sweep(); // the write lands, the send fails

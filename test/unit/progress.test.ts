@@ -52,7 +52,7 @@ function context(
       retryIntervalSeconds: task.retryIntervalSeconds ?? 0,
     })),
     failureStrategy: over.failureStrategy ?? "END",
-    stopping: over.stopping ?? false,
+    ...(over.stopping ? { halt: "stop" as const } : {}),
   };
 }
 

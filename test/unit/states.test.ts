@@ -20,8 +20,8 @@ import {
 const INSTANCE_LEGAL: Record<InstanceState, InstanceState[]> = {
   SUBMITTED: ["RUNNING", "STOPPING", "STOPPED", "SUCCESS", "FAILURE"],
   RUNNING: ["PAUSING", "STOPPING", "SUCCESS", "FAILURE"],
-  PAUSING: ["PAUSED", "STOPPING", "SUCCESS", "FAILURE"],
-  PAUSED: ["RUNNING", "STOPPING", "STOPPED"],
+  PAUSING: ["PAUSED", "RUNNING", "STOPPING", "SUCCESS", "FAILURE"],
+  PAUSED: ["RUNNING", "STOPPING", "STOPPED", "FAILURE"],
   STOPPING: ["STOPPED"],
   STOPPED: ["RUNNING"],
   SUCCESS: ["RUNNING"],
@@ -30,13 +30,13 @@ const INSTANCE_LEGAL: Record<InstanceState, InstanceState[]> = {
 
 /** The expected task machine (DolphinScheduler TaskExecutionStatus). */
 const TASK_LEGAL: Record<TaskState, TaskState[]> = {
-  SUBMITTED: ["DISPATCHED", "RUNNING", "KILLED", "PAUSED"],
+  SUBMITTED: ["DISPATCHED", "RUNNING", "KILLED", "PAUSED", "FAILURE"],
   DISPATCHED: ["RUNNING", "SUCCESS", "KILLED", "PAUSED", "NEED_FAULT_TOLERANCE"],
   RUNNING: ["SUCCESS", "FAILURE", "KILLED", "NEED_FAULT_TOLERANCE"],
   FAILURE: ["FORCED_SUCCESS"],
   KILLED: ["FORCED_SUCCESS"],
   PAUSED: [],
-  SUCCESS: [],
+  SUCCESS: ["FAILURE"],
   NEED_FAULT_TOLERANCE: [],
   FORCED_SUCCESS: [],
   SKIPPED: [],
@@ -134,9 +134,8 @@ describe("task instance state machine", () => {
     }
   });
 
-  it("SUCCESS, FORCED_SUCCESS, NEED_FAULT_TOLERANCE, SKIPPED and PAUSED never change", () => {
+  it("FORCED_SUCCESS, NEED_FAULT_TOLERANCE, SKIPPED and PAUSED never change", () => {
     for (const from of [
-      "SUCCESS",
       "FORCED_SUCCESS",
       "NEED_FAULT_TOLERANCE",
       "SKIPPED",
@@ -157,8 +156,8 @@ describe("task instance state machine", () => {
     expect(() => assertTaskTransition("RUNNING", "RUNNING")).toThrow(IllegalTransitionError);
   });
 
-  it("an attempt that never started cannot fail or succeed", () => {
-    expect(canTransitionTask("SUBMITTED", "FAILURE")).toBe(false);
+  it("an attempt that never started cannot succeed (it fails only on a bad parameter or group)", () => {
+    expect(canTransitionTask("SUBMITTED", "FAILURE")).toBe(true);
     expect(canTransitionTask("SUBMITTED", "SUCCESS")).toBe(false);
     expect(canTransitionTask("SUBMITTED", "NEED_FAULT_TOLERANCE")).toBe(false);
   });

@@ -1,10 +1,18 @@
-/** `shoal instances` and the instance actions (`stop`, `pause`, `resume`, `rerun`, `recover-failed`). */
+/**
+ * `shoal instances`, the instance actions (`stop`, `pause`, `resume`, `rerun`,
+ * `recover-failed`) and the per-task ones (`force-success`, `attempts`).
+ */
 import type { Command } from "commander";
 import { INSTANCE_STATES } from "../../core/model.js";
-import type { InstanceActionResult } from "../api-types.js";
+import {
+  ACTIVE_TASK_STATES,
+  type InstanceActionResult,
+  type Page,
+  type TaskInstance,
+} from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../errors.js";
-import { table, toJson } from "../format.js";
+import { durationBetween, formatTime, oneLine, table, toJson } from "../format.js";
 import { seg } from "../http.js";
 import { fetchInstances, INSTANCE_HEADERS, instanceCells } from "../instance-list.js";
 import { intIn, oneOf, positiveSeconds } from "../options.js";
@@ -30,7 +38,7 @@ const ACTIONS: ReadonlyArray<{ verb: string; description: string }> = [
   { verb: "recover-failed", description: "re-run the failed tasks of a failed instance" },
 ];
 
-/** Registers `instances` and one command per instance action. */
+/** Registers `instances`, one command per instance action, `force-success` and `attempts`. */
 export function registerInstances(program: Command, ctx: CliContext): void {
   program
     .command("instances")
@@ -85,4 +93,70 @@ export function registerInstances(program: Command, ctx: CliContext): void {
         ctx.out(`${res.body.instanceId} ${res.body.state}`);
       });
   }
+
+  program
+    .command("force-success")
+    // DolphinScheduler's "forced success"; recover-failed then runs what follows the task.
+    .description("mark a task's failed or killed latest attempt FORCED_SUCCESS (finished instance)")
+    .argument("<instance>", "instance id")
+    .argument("<task>", "task code")
+    .action(async (id: string, task: string) => {
+      const res = await ctx
+        .api()
+        .post<TaskInstance>(`/v1/instances/${seg(id)}/tasks/${seg(task)}/force-success`);
+      const t = res.body;
+      ctx.out(`${t.code} attempt ${t.attempt ?? "?"} ${t.state}`);
+    });
+
+  program
+    .command("attempts")
+    .description("list every attempt of one task of an instance, oldest first")
+    .argument("<instance>", "instance id")
+    .argument("<task>", "task code")
+    .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
+    .action(async (id: string, task: string, opts: { output: string }) => {
+      const page = await ctx
+        .api()
+        .get<Page<TaskInstance>>(`/v1/instances/${seg(id)}/tasks/${seg(task)}/attempts`);
+      const items = page.items ?? [];
+      if (opts.output === "JSON") {
+        ctx.out(toJson({ items }));
+        return;
+      }
+      if (items.length === 0) {
+        ctx.io.stderr.write(`no attempts: task ${task} has not started in instance ${id}\n`);
+        return;
+      }
+      const now = Date.now();
+      ctx.out(
+        table(
+          ATTEMPT_HEADERS,
+          items.map((t) => attemptCells(t, now)),
+        ),
+      );
+    });
+}
+
+/** Column headers of `shoal attempts`. */
+const ATTEMPT_HEADERS = ["ATTEMPT", "STATE", "WORKER", "STARTED", "DURATION", "EXIT", "ERROR"];
+
+/** Longest error (plus warning) shown in the ERROR column; `-o json` has it whole. */
+const MAX_ERROR_CHARS = 100;
+
+/** One row of `shoal attempts`, matching {@link ATTEMPT_HEADERS}. */
+function attemptCells(t: TaskInstance, now: number): string[] {
+  // A paused or skipped attempt without an end is not running: no duration counting up.
+  const timed = t.endedAt !== undefined || ACTIVE_TASK_STATES.has(t.state);
+  const notes = [t.error, t.warning === undefined ? undefined : `warning: ${t.warning}`].filter(
+    (n): n is string => n !== undefined && n !== "",
+  );
+  return [
+    t.attempt === undefined ? "-" : String(t.attempt),
+    t.state,
+    t.worker ?? "-",
+    formatTime(t.startedAt),
+    timed ? durationBetween(t.startedAt, t.endedAt, now) : "-",
+    t.exitCode === undefined ? "-" : String(t.exitCode),
+    notes.length === 0 ? "-" : oneLine(notes.join("; "), MAX_ERROR_CHARS),
+  ];
 }

@@ -1,0 +1,69 @@
+/**
+ * Building blocks of the request schemas (zod 4): names, priorities, parameter maps, sizes.
+ * Shared by validate.ts (workflow and run bodies) and validate-tasks.ts (task definitions).
+ */
+import { z } from "zod";
+import { PRIORITIES } from "./model.js";
+
+/** Names of workflows and codes of tasks (API-v1.md). */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/** Worker groups name SQS queues (80 characters of [A-Za-z0-9_-] with Shoal's prefix and suffix). */
+export const WORKER_GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;
+/** Limits chosen so that a definition always fits the stores and messages behind it. */
+export const LIMITS = {
+  tasks: 10_000,
+  upstream: 1_000,
+  commandBytes: 64 * 1024,
+  httpBodyBytes: 64 * 1024,
+  paramCount: 100,
+  paramValueBytes: 4 * 1024,
+  urlChars: 2_048,
+  /** All start task codes of one run (they are stored with its command). */
+  startTasksBytes: 64 * 1024,
+  headerBytes: 8 * 1024,
+  /** All names and values of one parameter map together (fits an item and a message). */
+  paramsTotalBytes: 32 * 1024,
+  descriptionChars: 1_024,
+  idempotencyKeyChars: 128,
+  retries: 100,
+  /** Up to SQS's 900 s DelaySeconds a retry waits in the queue; longer ones wait on a sweeper timer. */
+  retryIntervalSeconds: 7 * 24 * 3600,
+  timeoutSeconds: 7 * 24 * 3600,
+} as const;
+
+export const name = z.string().regex(NAME_PATTERN, {
+  error: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+});
+export const priority = z.enum(PRIORITIES, { error: `must be one of ${PRIORITIES.join(", ")}` });
+export const paramName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]{0,127}$/, {
+  error: "parameter names must match ^[A-Za-z_][A-Za-z0-9_.]{0,127}$",
+});
+/** Marks an issue as "too large": the API answers 413 when every problem is one of these. */
+export const TOO_LARGE = { params: { tooLarge: true } } as const;
+export const bytes = (max: number) =>
+  z.string().refine((s) => Buffer.byteLength(s) <= max, {
+    error: `must be at most ${max} bytes`,
+    ...TOO_LARGE,
+  });
+export const params = z
+  .record(
+    paramName,
+    z.string({ error: "parameter values must be strings" }).pipe(bytes(LIMITS.paramValueBytes)),
+  )
+  .refine((p) => Object.keys(p).length <= LIMITS.paramCount, {
+    error: `at most ${LIMITS.paramCount} parameters`,
+    ...TOO_LARGE,
+  })
+  .refine(
+    (p) =>
+      Object.entries(p).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) <=
+      LIMITS.paramsTotalBytes,
+    { error: `parameters must add up to at most ${LIMITS.paramsTotalBytes} bytes`, ...TOO_LARGE },
+  );
+export const seconds = (max: number) =>
+  z
+    .number({ error: "must be a number of seconds" })
+    .int({ error: "must be a whole number of seconds" })
+    .min(0, { error: "must be >= 0" })
+    .max(max, { error: `must be <= ${max}` });
+

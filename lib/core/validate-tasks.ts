@@ -1,0 +1,257 @@
+/**
+ * Schemas of task definitions, one per task type (zod 4), and the graph rules of logic tasks.
+ * Types and defaults follow API-v1.md and docs/api.md; DolphinScheduler's task settings are the
+ * reference for fields the contract does not name.
+ */
+import { z } from "zod";
+import { DEPENDENT_DATE_VALUES } from "./dependent.js";
+import type { ErrorDetail } from "./errors.js";
+import { checkJsonPath } from "./json-path.js";
+import { TIMEOUT_STRATEGIES, type TaskDefinition } from "./model.js";
+import { OUT_LIMITS } from "./out-params.js";
+import { RETRY_BACKOFFS } from "./retry.js";
+import {
+  bytes,
+  LIMITS,
+  name,
+  paramName,
+  params,
+  priority,
+  seconds,
+  TOO_LARGE,
+  WORKER_GROUP_PATTERN,
+} from "./schema-parts.js";
+import { checkSwitchExpression } from "./switch-expression.js";
+
+const taskBase = {
+  code: name,
+  upstream: z.array(z.string()).max(LIMITS.upstream).default([]),
+  priority: priority.default("MEDIUM"),
+  retries: z
+    .number()
+    .int({ error: "must be a whole number" })
+    .min(0, { error: "must be >= 0" })
+    .max(LIMITS.retries, { error: `must be <= ${LIMITS.retries}` })
+    .default(0),
+  retryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).default(0),
+  retryBackoff: z.enum(RETRY_BACKOFFS, { error: "must be FIXED or EXPONENTIAL" }).default("FIXED"),
+  maxRetryIntervalSeconds: seconds(LIMITS.retryIntervalSeconds).optional(),
+  timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
+  timeoutStrategy: z.enum(TIMEOUT_STRATEGIES, { error: "must be WARN or FAIL" }).default("FAIL"),
+  workerGroup: z
+    .string()
+    .regex(WORKER_GROUP_PATTERN, {
+      error: "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$ (it names SQS queues)",
+    })
+    .default("default"),
+  params: params.default({}),
+  taskGroup: name.optional(),
+  taskGroupPriority: z
+    .number()
+    .int({ error: "must be a whole number" })
+    .min(0, { error: "must be >= 0" })
+    .max(100, { error: "must be <= 100" })
+    .default(0),
+  description: z.string().max(LIMITS.descriptionChars).optional(),
+};
+
+const shellTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("SHELL"),
+  command: bytes(LIMITS.commandBytes).refine((s) => s.trim().length > 0, {
+    error: "must not be empty",
+  }),
+});
+
+const statusCode = z.number().int().min(100).max(599);
+const httpTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("HTTP"),
+  url: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .max(LIMITS.urlChars, { error: `must be at most ${LIMITS.urlChars} characters` }),
+  method: z
+    .enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], {
+      error: "must be an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)",
+    })
+    .default("GET"),
+  headers: z
+    .record(
+      z
+        .string()
+        .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: "header names must be HTTP tokens" }),
+      z.string().regex(/^[^\r\n\0]*$/, { error: "header values must not contain CR, LF or NUL" }),
+    )
+    .refine(
+      (h) =>
+        Object.entries(h).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) <=
+        LIMITS.headerBytes,
+      { error: `headers must add up to at most ${LIMITS.headerBytes} bytes`, ...TOO_LARGE },
+    )
+    .default({}),
+  body: bytes(LIMITS.httpBodyBytes).optional(),
+  expectStatus: z
+    .tuple([statusCode, statusCode])
+    .refine(([lo, hi]) => lo <= hi, { error: "must be [low, high] with low <= high" })
+    .default([200, 299]),
+  outputs: z
+    .record(
+      paramName,
+      z
+        .string()
+        .max(256, { error: "must be at most 256 characters" })
+        .superRefine((path, ctx) => {
+          const problem = checkJsonPath(path);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
+        }),
+    )
+    .refine((o) => Object.keys(o).length <= OUT_LIMITS.count, {
+      error: `at most ${OUT_LIMITS.count} outputs`,
+    })
+    .default({}),
+});
+
+const DEPENDENT_CYCLES = ["hour", "day", "week", "month"] as const;
+
+const codeList = z.array(name).max(LIMITS.upstream).default([]);
+
+const conditionsTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("CONDITIONS"),
+  successNext: codeList,
+  failedNext: codeList,
+});
+
+const switchTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("SWITCH"),
+  cases: z
+    .array(
+      z.strictObject({
+        condition: z.string().superRefine((expr, ctx) => {
+          const problem = checkSwitchExpression(expr);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
+        }),
+        next: name,
+      }),
+    )
+    .min(1, { error: "a SWITCH task needs at least one case" })
+    .max(100, { error: "at most 100 cases" }),
+  defaultNext: name.optional(),
+});
+
+const subWorkflowTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("SUB_WORKFLOW"),
+  workflow: name,
+});
+
+const dependentItem = z
+  .strictObject({
+    workflow: name,
+    task: name.optional(),
+    cycle: z.enum(DEPENDENT_CYCLES, { error: `must be one of ${DEPENDENT_CYCLES.join(", ")}` }),
+    dateValue: z.string(),
+  })
+  .superRefine((item, ctx) => {
+    const allowed: readonly string[] = DEPENDENT_DATE_VALUES[item.cycle] ?? [];
+    if (!allowed.includes(item.dateValue)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["dateValue"],
+        message: `must be one of ${allowed.join(", ")} for cycle '${item.cycle}'`,
+      });
+    }
+  });
+const relation = z.enum(["AND", "OR"], { error: "must be AND or OR" }).default("AND");
+
+const dependentTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("DEPENDENT"),
+  dependence: z.strictObject({
+    relation,
+    groups: z
+      .array(
+        z.strictObject({
+          relation,
+          items: z
+            .array(dependentItem)
+            .min(1, { error: "a group needs at least one item" })
+            .max(50, { error: "at most 50 items" }),
+        }),
+      )
+      .min(1, { error: "a dependence needs at least one group" })
+      .max(50, { error: "at most 50 groups" }),
+  }),
+  checkIntervalSeconds: seconds(3600).min(1, { error: "must be >= 1" }).default(10),
+});
+
+const TYPE_LIST = "SHELL, HTTP, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT";
+
+/** Schema of a task definition (discriminated by `type`). */
+export const taskSchema = z.discriminatedUnion(
+  "type",
+  [shellTask, httpTask, conditionsTask, switchTask, subWorkflowTask, dependentTask],
+  { error: `type must be ${TYPE_LIST}` },
+);
+
+/**
+ * Rules of logic tasks a schema cannot say: CONDITIONS and SWITCH branch targets must be known
+ * tasks that list the branching task upstream, and every task after a branching task must be on
+ * one of its branches (else it would run on both, which DolphinScheduler's UI does not allow).
+ * @param index task code → position, for the paths of the details.
+ */
+export function checkLogicTasks(
+  tasks: readonly TaskDefinition[],
+  index: ReadonlyMap<string, number>,
+): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  tasks.forEach((task, i) => {
+    let targets: Array<[string, string]> = [];
+    if (task.type === "CONDITIONS") {
+      if (task.upstream.length === 0) {
+        details.push({
+          path: `tasks[${i}].upstream`,
+          message: "a CONDITIONS task needs at least one upstream task to branch on",
+        });
+      }
+      targets = [
+        ...task.successNext.map((c, j): [string, string] => [c, `tasks[${i}].successNext[${j}]`]),
+        ...task.failedNext.map((c, j): [string, string] => [c, `tasks[${i}].failedNext[${j}]`]),
+      ];
+      for (const [j, c] of task.failedNext.entries()) {
+        if (task.successNext.includes(c)) {
+          details.push({
+            path: `tasks[${i}].failedNext[${j}]`,
+            message: `'${c}' is in both successNext and failedNext`,
+          });
+        }
+      }
+    } else if (task.type === "SWITCH") {
+      targets = task.cases.map((k, j): [string, string] => [k.next, `tasks[${i}].cases[${j}].next`]);
+      if (task.defaultNext) targets.push([task.defaultNext, `tasks[${i}].defaultNext`]);
+    } else return;
+    for (const [code, path] of targets) {
+      const t = index.get(code);
+      if (t === undefined) details.push({ path, message: `unknown task code '${code}'` });
+      else if (!tasks[t]?.upstream.includes(task.code)) {
+        details.push({
+          path,
+          message: `'${code}' must list '${task.code}' in its upstream to be one of its branches`,
+        });
+      }
+    }
+    const onBranch = new Set(targets.map(([c]) => c));
+    tasks.forEach((other, k) => {
+      const j = other.upstream.indexOf(task.code);
+      if (j >= 0 && !onBranch.has(other.code)) {
+        details.push({
+          path: `tasks[${k}].upstream[${j}]`,
+          message: `'${other.code}' follows ${task.type} task '${task.code}' but is on none of its branches`,
+        });
+      }
+    });
+  });
+  return details;
+}
+

@@ -1,0 +1,340 @@
+/**
+ * Logic tasks, decided by the dispatcher itself (DolphinScheduler runs them in the master):
+ * CONDITIONS and SWITCH decide at once; SUB_WORKFLOW starts a child instance and waits for its
+ * report without holding anything; DEPENDENT checks other workflows' instances and, while it
+ * waits, sets a sweeper timer to check again. Each returns the outcome to apply now, or
+ * undefined while it waits. Effects are idempotent (deterministic ids, conditional writes).
+ */
+import {
+  type DependentCandidate,
+  type DependResult,
+  type DependentItem,
+  dateIntervals,
+  evaluateDependence,
+  itemResult,
+} from "../core/dependent.js";
+import { subInstanceId } from "../core/ids.js";
+import type {
+  DependentTaskDefinition,
+  InstanceState,
+  SubWorkflowTaskDefinition,
+  SwitchTaskDefinition,
+  TaskDefinition,
+  TaskState,
+} from "../core/model.js";
+import { ParamError } from "../core/params.js";
+import { type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
+import { evaluateSwitch } from "../core/switch-expression.js";
+import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
+import type { LoadedDefinition } from "./definitions.js";
+import { baseTimeOf, type EngineDeps, taskParams } from "./engine-deps.js";
+
+/** Sub-workflows nest at most this deep (a workflow that starts itself would never end). */
+export const MAX_SUB_WORKFLOW_DEPTH = 8;
+
+/** Timer kind of a DEPENDENT re-check (lib/engine/sweeper.ts). */
+export const DEPENDENT_CHECK_TIMER = "dependent-check";
+
+/** Instances of one workflow read for one DEPENDENT item, at most. */
+const DEPENDENT_SCAN_LIMIT = 2_000;
+
+/** Worker id shown on task instances the dispatcher runs. */
+export const DISPATCHER_WORKER = "dispatcher";
+
+type Order = { index: number; attempt: number };
+
+/**
+ * Decides (or starts) one logic task attempt.
+ * @param progress the progress in which the task just became ACTIVE.
+ */
+export async function runLogicTask(
+  deps: EngineDeps,
+  inst: InstanceRecord,
+  def: LoadedDefinition,
+  progress: Progress,
+  order: Order,
+): Promise<TaskOutcome | undefined> {
+  const task = def.definition.tasks[order.index] as TaskDefinition;
+  switch (task.type) {
+    case "CONDITIONS": {
+      const ups = def.dag.upstream[order.index] ?? [];
+      const ok = ups.every((u) => {
+        const s = progress.slots[u];
+        return s !== SLOT.FAILURE && s !== SLOT.KILLED && s !== SLOT.HANDLED;
+      });
+      const taken = ok ? task.successNext : task.failedNext;
+      const other = ok ? task.failedNext : task.successNext;
+      await record(deps, inst, task, order.attempt, "SUCCESS", { branch: taken });
+      return {
+        ...order,
+        state: "SUCCESS",
+        skip: other.map((c) => def.dag.indexOf(c) as number),
+      };
+    }
+    case "SWITCH":
+      return runSwitch(deps, inst, def, task, order);
+    case "SUB_WORKFLOW":
+      return runSubWorkflow(deps, inst, def, task, order);
+    case "DEPENDENT":
+      return runDependent(deps, inst, task, order);
+    default:
+      throw new Error(`${task.type} is not a logic task`);
+  }
+}
+
+/** Writes a logic task's attempt in its final (or running) state; idempotent. */
+async function record(
+  deps: EngineDeps,
+  inst: InstanceRecord,
+  task: TaskDefinition,
+  attempt: number,
+  state: TaskState,
+  extra: Partial<TaskInstanceRecord> = {},
+): Promise<void> {
+  const now = deps.now();
+  const final = state !== "RUNNING";
+  const item: TaskInstanceRecord = {
+    instanceId: inst.instanceId,
+    workflow: inst.workflow,
+    code: task.code,
+    attempt,
+    type: task.type,
+    state,
+    priority: task.priority,
+    workerGroup: task.workerGroup,
+    submittedAt: now,
+    startedAt: now,
+    worker: DISPATCHER_WORKER,
+    ...(final ? { endedAt: now } : {}),
+    ...extra,
+  };
+  if (await deps.store.putTaskInstance(item)) return;
+  if (!final) return; // already running: nothing to change
+  await deps.store.updateTask(
+    { instanceId: inst.instanceId, code: task.code, attempt },
+    ["SUBMITTED", "DISPATCHED", "RUNNING"],
+    { state, endedAt: now, ...extra },
+  );
+}
+
+/** Finishes a logic task's record when its outcome arrives later (sub-workflow, dependent). */
+export async function finishLogicRecord(
+  deps: EngineDeps,
+  instanceId: string,
+  code: string,
+  attempt: number,
+  state: TaskState,
+  error?: string,
+): Promise<void> {
+  await deps.store.updateTask({ instanceId, code, attempt }, ["SUBMITTED", "DISPATCHED", "RUNNING"], {
+    state,
+    endedAt: deps.now(),
+    ...(error ? { error } : {}),
+  });
+}
+
+async function runSwitch(
+  deps: EngineDeps,
+  inst: InstanceRecord,
+  def: LoadedDefinition,
+  task: SwitchTaskDefinition,
+  order: Order,
+): Promise<TaskOutcome> {
+  let result: ReturnType<typeof evaluateSwitch>;
+  try {
+    result = evaluateSwitch(task.cases, task.defaultNext, taskParams(inst, def, order.index, order.attempt));
+  } catch (e) {
+    if (!(e instanceof ParamError)) throw e;
+    result = { error: e.message };
+  }
+  if ("error" in result) {
+    await record(deps, inst, task, order.attempt, "FAILURE", { error: result.error });
+    return { ...order, state: "FAILURE" };
+  }
+  const targets = new Set([...task.cases.map((c) => c.next), ...(task.defaultNext ? [task.defaultNext] : [])]);
+  targets.delete(result.next);
+  await record(deps, inst, task, order.attempt, "SUCCESS", { branch: [result.next] });
+  return {
+    ...order,
+    state: "SUCCESS",
+    skip: [...targets].map((c) => def.dag.indexOf(c) as number),
+  };
+}
+
+/** Child instance state → the SUB_WORKFLOW task's state (undefined while it runs). */
+export function mirrorChildState(state: InstanceState): TaskState | undefined {
+  switch (state) {
+    case "SUCCESS":
+      return "SUCCESS";
+    case "FAILURE":
+      return "FAILURE";
+    case "STOPPED":
+      return "KILLED";
+    case "PAUSED":
+      return "PAUSED";
+    default:
+      return undefined;
+  }
+}
+
+async function runSubWorkflow(
+  deps: EngineDeps,
+  inst: InstanceRecord,
+  def: LoadedDefinition,
+  task: SubWorkflowTaskDefinition,
+  order: Order,
+): Promise<TaskOutcome | undefined> {
+  const childId = subInstanceId(inst.instanceId, task.code, order.attempt);
+  const child = await deps.store.getInstance(childId);
+  if (child) {
+    const mirrored = mirrorChildState(child.state);
+    if (mirrored === "PAUSED") {
+      // Resumed parent: resume the child where it paused (same attempt, same child).
+      await deps.store.putCommand({
+        commandId: `resume:${childId}:${child.rev}`,
+        type: "RESUME",
+        instanceId: childId,
+        workflow: child.workflow,
+        version: child.version,
+        state: "PENDING",
+        createdAt: deps.now(),
+      });
+      await deps.queues.sendEvents([
+        { kind: "command", commandId: `resume:${childId}:${child.rev}`, instanceId: childId },
+      ]);
+      return undefined;
+    }
+    if (mirrored) {
+      await finishLogicRecord(deps, inst.instanceId, task.code, order.attempt, mirrored);
+      return { ...order, state: mirrored };
+    }
+    return undefined; // still running: it reports when it ends
+  }
+  const fail = async (error: string): Promise<TaskOutcome> => {
+    await record(deps, inst, task, order.attempt, "FAILURE", { error });
+    return { ...order, state: "FAILURE" };
+  };
+  const depth = (inst.depth ?? 0) + 1;
+  if (depth > MAX_SUB_WORKFLOW_DEPTH) {
+    return fail(`sub-workflows nest deeper than ${MAX_SUB_WORKFLOW_DEPTH} levels`);
+  }
+  const head = await deps.store.getWorkflowHead(task.workflow);
+  if (!head || head.deleted) return fail(`workflow '${task.workflow}' does not exist`);
+  if (head.releaseState !== "ONLINE") return fail(`workflow '${task.workflow}' is OFFLINE`);
+  let params: Record<string, string>;
+  try {
+    const all = taskParams(inst, def, order.index, order.attempt);
+    // The task's own parameters (resolved) become the child's startup parameters.
+    params = Object.fromEntries(Object.keys(task.params).map((k) => [k, all[k] ?? ""]));
+  } catch (e) {
+    if (!(e instanceof ParamError)) throw e;
+    return fail(e.message);
+  }
+  await record(deps, inst, task, order.attempt, "RUNNING", { subInstanceId: childId });
+  const commandId = `start:${childId}`;
+  await deps.store.putCommand({
+    commandId,
+    type: "START_WORKFLOW",
+    instanceId: childId,
+    workflow: task.workflow,
+    version: head.latestVersion,
+    state: "PENDING",
+    run: { params, priority: inst.priority, taskScope: "DOWNSTREAM", dryRun: inst.dryRun },
+    parent: { instanceId: inst.instanceId, code: task.code, attempt: order.attempt },
+    depth,
+    ...(inst.scheduleTime !== undefined ? { scheduleTime: inst.scheduleTime } : {}),
+    createdAt: deps.now(),
+  });
+  await deps.queues.sendEvents([{ kind: "command", commandId, instanceId: childId }]);
+  return undefined;
+}
+
+/**
+ * Checks a DEPENDENT task: decided → its outcome; still waiting → a timer to check again after
+ * `checkIntervalSeconds`, until its `timeoutSeconds` (if any) runs out.
+ */
+export async function runDependent(
+  deps: EngineDeps,
+  inst: InstanceRecord,
+  task: DependentTaskDefinition,
+  order: Order,
+): Promise<TaskOutcome | undefined> {
+  const now = deps.now();
+  if (inst.dryRun) {
+    await record(deps, inst, task, order.attempt, "SUCCESS");
+    return { ...order, state: "SUCCESS" };
+  }
+  const existing = await deps.store.getTaskInstance(inst.instanceId, task.code, order.attempt);
+  const startedAt = existing?.startedAt ?? now;
+  const result = await checkDependence(deps, task, baseTimeOf(inst));
+  if (result !== "WAITING") {
+    await record(deps, inst, task, order.attempt, result, result === "FAILURE" ? { error: "a dependency failed" } : {});
+    return { ...order, state: result };
+  }
+  if (task.timeoutSeconds !== undefined && now - startedAt >= task.timeoutSeconds * 1000) {
+    await record(deps, inst, task, order.attempt, "FAILURE", {
+      error: `dependencies not met within ${task.timeoutSeconds}s`,
+    });
+    return { ...order, state: "FAILURE" };
+  }
+  if (!existing) await record(deps, inst, task, order.attempt, "RUNNING");
+  await deps.timers.putTimer({
+    id: `check:${inst.instanceId}:${task.code}:${order.attempt}`,
+    dueAt: now + task.checkIntervalSeconds * 1000,
+    kind: DEPENDENT_CHECK_TIMER,
+    instanceId: inst.instanceId,
+    code: task.code,
+    attempt: order.attempt,
+  });
+  return undefined;
+}
+
+/** Evaluates a dependence against the instances in the store, relative to `baseMs`. */
+async function checkDependence(
+  deps: EngineDeps,
+  task: DependentTaskDefinition,
+  baseMs: number,
+): Promise<DependResult> {
+  const results = new Map<DependentItem, DependResult>();
+  for (const group of task.dependence.groups) {
+    for (const item of group.items) results.set(item, await checkItem(deps, item, baseMs));
+  }
+  return evaluateDependence(task.dependence, (item) => results.get(item) ?? "WAITING");
+}
+
+async function checkItem(deps: EngineDeps, item: DependentItem, baseMs: number): Promise<DependResult> {
+  const intervals = dateIntervals(item.dateValue, baseMs);
+  const from = Math.min(...intervals.map((i) => i.startMs));
+  const candidates: DependentCandidate[] = [];
+  let nextToken: string | undefined;
+  let scanned = 0;
+  // Newest first; an instance is created after its business time, so older pages can stop.
+  do {
+    const page = await deps.store.listInstances({
+      workflow: item.workflow,
+      limit: 200,
+      ...(nextToken ? { nextToken } : {}),
+    });
+    for (const s of page.items) {
+      scanned++;
+      const business = s.scheduleTime ?? s.startedAt ?? s.createdAt;
+      if (!intervals.some((i) => business >= i.startMs && business < i.endMs)) continue;
+      let taskState: string | undefined;
+      if (item.task) {
+        const attempts = await deps.store.listAttempts(s.instanceId, item.task);
+        taskState = attempts[attempts.length - 1]?.state;
+      }
+      candidates.push({
+        state: s.state,
+        createdAt: s.createdAt,
+        ...(s.scheduleTime !== undefined ? { scheduleTime: s.scheduleTime } : {}),
+        ...(s.startedAt !== undefined ? { startedAt: s.startedAt } : {}),
+        ...(taskState !== undefined ? { taskState } : {}),
+      });
+    }
+    const oldest = page.items[page.items.length - 1];
+    if (!oldest || oldest.createdAt < from - 3_600_000) break;
+    nextToken = page.nextToken;
+  } while (nextToken && scanned < DEPENDENT_SCAN_LIMIT);
+  return itemResult(item, intervals, candidates);
+}

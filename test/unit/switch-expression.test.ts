@@ -1,0 +1,224 @@
+import { describe, expect, it } from "vitest";
+import {
+  checkSwitchExpression,
+  evaluateSwitch,
+  SWITCH_EXPRESSION_MAX_CHARS,
+} from "../../lib/core/switch-expression.js";
+
+/** Evaluates one condition as case 0 with default "dflt"; returns the branch or the error. */
+function run(condition: string, params: Record<string, string> = {}): string {
+  const r = evaluateSwitch([{ condition, next: "hit" }], "dflt", params);
+  return "error" in r ? `error: ${r.error}` : r.next;
+}
+
+describe("evaluateSwitch", () => {
+  const params = {
+    region: "eu",
+    count: "5",
+    ratio: "0.25",
+    "system.biz.date": "20260105",
+  };
+
+  it("follows the first true case, in order", () => {
+    const cases = [
+      { condition: 'region == "us"', next: "us" },
+      { condition: 'region == "eu"', next: "eu" },
+      { condition: "true", next: "always" },
+    ];
+    expect(evaluateSwitch(cases, "dflt", params)).toEqual({ next: "eu", matched: 1 });
+  });
+
+  it("takes defaultNext when no case is true, and errors without one", () => {
+    const cases = [{ condition: 'region == "us"', next: "us" }];
+    expect(evaluateSwitch(cases, "dflt", params)).toEqual({ next: "dflt", matched: -1 });
+    expect(evaluateSwitch(cases, undefined, params)).toEqual({
+      error: "no case matched and there is no defaultNext",
+    });
+    expect(evaluateSwitch([], "dflt", params)).toEqual({ next: "dflt", matched: -1 });
+  });
+
+  it("offers identifier parameters as variables and every parameter in params", () => {
+    expect(run('region == "eu"', params)).toBe("hit");
+    expect(run('params["system.biz.date"] >= "20260101"', params)).toBe("hit");
+    expect(run('params.region == "eu" && params["count"] == count', params)).toBe("hit");
+    expect(run('"region" in params && !("absent" in params)', params)).toBe("hit");
+    expect(
+      run('params.exists(k, k.startsWith("system.") && params[k] == "20260105")', params),
+    ).toBe("hit");
+  });
+
+  it("keeps values strings: string comparison works, numbers need a conversion", () => {
+    expect(run('count == "5"', params)).toBe("hit");
+    expect(run("int(count) > 3", params)).toBe("hit");
+    expect(run("int(count) == 5 && double(ratio) < 0.5", params)).toBe("hit");
+    // Lexicographic, not numeric: "5" > "10".
+    expect(run('count > "10"', params)).toBe("hit");
+    expect(run("count == 5", params)).toMatch(/^error: case 0 \("count == 5"\): no such overload/);
+  });
+
+  it("reports a mistyped comparison even where || would skip it", () => {
+    const msg = run("count > 3", params);
+    expect(msg).toContain('case 0 ("count > 3")');
+    expect(msg).toContain("no such overload: string > int");
+    expect(msg).toContain("convert with int(...) or double(...)");
+    expect(run("true || count > 3", params)).toContain("no such overload: string > int");
+  });
+
+  it("stops at the first failing case and names its index and expression", () => {
+    const cases = [
+      { condition: 'region == "us"', next: "a" },
+      { condition: "int(region) > 1", next: "b" },
+      { condition: "true", next: "c" },
+    ];
+    const r = evaluateSwitch(cases, "dflt", params);
+    expect(r).toEqual({ error: expect.stringContaining('case 1 ("int(region) > 1"): int()') });
+  });
+
+  it("fails on unknown variables and missing parameters", () => {
+    expect(run('missing == "x"', params)).toContain("Unknown variable: missing");
+    expect(run('params["missing"] == "x"', params)).toContain("No such key: missing");
+    expect(run('region == "eu"', {})).toContain("Unknown variable: region");
+    // Dotted names are not variables: `system` is unknown.
+    expect(run('system.biz.date == "20260105"', params)).toContain("Unknown variable: system");
+  });
+
+  it("fails on results that are not booleans", () => {
+    expect(run("region", params)).toContain("it yields string, not a boolean");
+    expect(run("1 + 2", params)).toContain("it yields int, not a boolean");
+    expect(run("null", params)).toContain("not a boolean");
+    expect(run('params["count"]', params)).toContain("not a boolean");
+    expect(run("[true]", params)).toContain("not a boolean");
+    // dyn at check time, a string at run time.
+    expect(run('dyn(region) == "eu" ? dyn(region) : dyn(false)', params)).toBe(
+      'error: case 0 ("dyn(region) == \\"eu\\" ? dyn(region) : dyn(false)"): it yields string "eu", not a boolean',
+    );
+  });
+
+  it("fails on evaluation errors", () => {
+    expect(run("int(count) / 0 == 1", params)).toContain("division by zero");
+    expect(run('double("abc") > 1.0', params)).toContain("double()");
+  });
+
+  it("handles huge ints: beyond 64 bits is an error, doubles still compare", () => {
+    const big = { n: "123456789012345678901234567890", max: "9223372036854775807" };
+    expect(run("int(n) > 1", big)).toContain("int() type error");
+    expect(run("int(max) == 9223372036854775807", big)).toBe("hit");
+    expect(run("int(max) + 1 > 0", big)).toContain("overflow");
+    expect(run("double(n) > 1e29", big)).toBe("hit");
+  });
+
+  it("treats quotes, backslashes and unicode in values as data", () => {
+    const p = { q: '" || true || "', b: "a\\b", u: "é😀", name: "Zoë" };
+    expect(run('q == "\\" || true || \\""', p)).toBe("hit");
+    expect(run('q == ""', p)).toBe("dflt");
+    expect(run('b == "a\\\\b" && b == r"a\\b"', p)).toBe("hit");
+    expect(run("size(u) == 2", p)).toBe("hit"); // code points, per the CEL spec
+    expect(run('u.startsWith("é") && name == "Zo\\u00eb"', p)).toBe("hit");
+    expect(run("name == 'Zoë'", p)).toBe("hit");
+  });
+
+  it("gives JavaScript nothing to reach", () => {
+    const p = { region: "eu" };
+    for (const expr of [
+      "process",
+      "constructor",
+      "this",
+      "globalThis",
+      "toString",
+      "hasOwnProperty",
+    ]) {
+      expect(run(`${expr} == "x"`, p)).toContain(`Unknown variable: ${expr}`);
+    }
+    expect(run('__proto__ == "x"', p)).toContain("Reserved identifier: __proto__");
+    expect(run('params.constructor == "x"', p)).toContain("No such key: constructor");
+    expect(run('params["__proto__"] == "x"', p)).toContain("No such key: __proto__");
+    expect(run('params.toString == "x"', p)).toContain("No such key: toString");
+    expect(run('region.constructor == "x"', p)).toMatch(/^error: /);
+    expect(run('region.toString() == "eu"', p)).toMatch(/^error: .*no matching overload/);
+    expect(run('process.exit(1) == "x"', p)).toMatch(/^error: /);
+    expect(run('require("fs") == "x"', p)).toMatch(/^error: .*no matching overload/);
+  });
+
+  it("lets parameters use names that are JavaScript-special, without effect on others", () => {
+    const p = { constructor: "c", toString: "t", __proto__x: "p" } as Record<string, string>;
+    expect(run('constructor == "c" && toString == "t"', p)).toBe("hit");
+    expect(run('params["constructor"] == "c"', p)).toBe("hit");
+    // A parameter named like a built-in stays reachable through params only.
+    expect(run('params["int"] == "1" && int("2") == 2', { int: "1" })).toBe("hit");
+    expect(run('params["params"] == "x" && size(params) == 1', { params: "x" })).toBe("hit");
+  });
+
+  it("rejects expressions over the length limit before parsing them", () => {
+    const long = `region == "${"a".repeat(SWITCH_EXPRESSION_MAX_CHARS)}"`;
+    expect(run(long, { region: "eu" })).toContain("characters long; the limit is 1000");
+  });
+
+  it("rejects deeply nested macros", () => {
+    const list = "[1, 2, 3]";
+    const deep = `${list}.all(a, ${list}.all(b, ${list}.all(c, a + b + c > 0)))`;
+    expect(run(deep)).toContain("nested 3 deep; the limit is 2");
+    expect(run(`${list}.all(a, ${list}.exists(b, a == b))`)).toBe("hit");
+    expect(
+      run("cel.bind(x, [1, 2], cel.bind(y, x + x, cel.bind(z, y + y, size(z) > 0)))"),
+    ).toContain("nested 3 deep");
+    expect(run("cel.bind(x, [1, 2], size(x + x) == 4)")).toBe("hit");
+  });
+});
+
+describe("checkSwitchExpression", () => {
+  it("accepts valid conditions", () => {
+    for (const expr of [
+      'region == "eu"',
+      "int(count) > 3",
+      'params["system.biz.date"] >= "20260101"',
+      'count == "5" || double(ratio) < 0.5',
+      '"x" in params && params.x.matches("^a+$")',
+      "[1, 2].exists(x, x > 1)",
+      'type(region) == string && region != ""',
+      "dyn(region)",
+    ]) {
+      expect(checkSwitchExpression(expr), expr).toBeUndefined();
+    }
+  });
+
+  it("describes syntax errors with their position", () => {
+    expect(checkSwitchExpression('region == "eu" &&')).toBe(
+      "syntax error: Unexpected token: EOF at the end",
+    );
+    expect(checkSwitchExpression('"😀" == region )')).toBe(
+      "syntax error: Unexpected character: ')' at character 15",
+    );
+    expect(checkSwitchExpression('region == "eu')).toMatch(/^syntax error: Unterminated string/);
+    expect(checkSwitchExpression("")).toMatch(/^syntax error: /);
+    expect(checkSwitchExpression("   ")).toMatch(/^syntax error: /);
+    expect(checkSwitchExpression("a === b")).toMatch(/^syntax error: /);
+    // DolphinScheduler's placeholders are not CEL.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal text is the point
+    expect(checkSwitchExpression("${region} == 'eu'")).toMatch(/^syntax error: /);
+  });
+
+  it("rejects type errors certain at run time", () => {
+    expect(checkSwitchExpression("count > 3")).toContain("no such overload: string > int");
+    expect(checkSwitchExpression('params["x"] > 3')).toContain("no such overload: string > int");
+    expect(checkSwitchExpression("size(region)")).toBe("it yields int, not a boolean");
+    expect(checkSwitchExpression("region")).toBe("it yields string, not a boolean");
+    expect(checkSwitchExpression('region.foo("x")')).toContain("no matching overload");
+  });
+
+  it("rejects the limits: length and macro nesting", () => {
+    const atLimit = `r == "${"é".repeat(SWITCH_EXPRESSION_MAX_CHARS - 7)}"`;
+    expect([...atLimit].length).toBe(SWITCH_EXPRESSION_MAX_CHARS);
+    expect(checkSwitchExpression(atLimit)).toBeUndefined();
+    expect(checkSwitchExpression(`${atLimit} `)).toBe(
+      "the expression is 1001 characters long; the limit is 1000",
+    );
+    expect(checkSwitchExpression("[1].all(a, [1].all(b, [1].all(c, true)))")).toContain(
+      "nested 3 deep",
+    );
+  });
+
+  it("leaves unknown names to run time (parameters come from the run)", () => {
+    expect(checkSwitchExpression('anything == "x"')).toBeUndefined();
+    expect(checkSwitchExpression("process == constructor")).toBeUndefined();
+  });
+});
