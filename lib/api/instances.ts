@@ -1,7 +1,7 @@
 /** Run and instance endpoints (API-v1.md "Workflow definitions: runs" and "Instances"). */
 import { randomUUID } from "node:crypto";
-import { deterministicId } from "../core/ids.js";
 import { conflict, notFound, validationError } from "../core/errors.js";
+import { deterministicId } from "../core/ids.js";
 import {
   type CommandType,
   INSTANCE_STATES,
@@ -22,7 +22,6 @@ function checkInstanceId(id: string): string {
   if (!ID_PATTERN.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
   return id;
 }
-
 
 /** Writes the command, then signals the dispatcher; a failed signal is re-sent by the sweeper. */
 async function submit(deps: ApiDeps, cmd: CommandRecord): Promise<boolean> {

@@ -44,7 +44,11 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
     /^\/v1\/task-groups\/([^/]+)$/,
     (d, [n], e) => tg.putTaskGroup(d.taskGroups, d.now, n as string, e),
   ],
-  ["GET", /^\/v1\/task-groups\/([^/]+)$/, (d, [n]) => tg.getTaskGroup(d.taskGroups, d.now, n as string)],
+  [
+    "GET",
+    /^\/v1\/task-groups\/([^/]+)$/,
+    (d, [n]) => tg.getTaskGroup(d.taskGroups, d.now, n as string),
+  ],
   [
     "DELETE",
     /^\/v1\/task-groups\/([^/]+)$/,

@@ -170,8 +170,8 @@ function attemptCells(t: TaskInstance | undefined, now: number): [string, string
   if (!t) return ["-", "", ""];
   const attempt = t.attempt === undefined || t.state === "SKIPPED" ? "" : `attempt ${t.attempt}`;
   let duration = "";
-  if (t.startedAt && t.endedAt) duration = durationBetween(t.startedAt, t.endedAt);
   // A PAUSED logic task (DEPENDENT, SUB_WORKFLOW) keeps `startedAt` without an end: not running.
+  if (t.startedAt && t.endedAt) duration = durationBetween(t.startedAt, t.endedAt);
   else if (t.startedAt && ACTIVE_TASK_STATES.has(t.state)) {
     const ms = now - Date.parse(t.startedAt);
     if (Number.isFinite(ms)) {

@@ -26,7 +26,14 @@ export type TimeoutStrategy = (typeof TIMEOUT_STRATEGIES)[number];
  * Task types. SHELL and HTTP run on a worker; CONDITIONS, SWITCH, SUB_WORKFLOW and DEPENDENT are
  * logic tasks the dispatcher decides itself (DolphinScheduler runs them in the master too).
  */
-export const TASK_TYPES = ["SHELL", "HTTP", "CONDITIONS", "SWITCH", "SUB_WORKFLOW", "DEPENDENT"] as const;
+export const TASK_TYPES = [
+  "SHELL",
+  "HTTP",
+  "CONDITIONS",
+  "SWITCH",
+  "SUB_WORKFLOW",
+  "DEPENDENT",
+] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 /** Task types the dispatcher runs itself (no worker, no queue). */

@@ -164,9 +164,15 @@ export function applyOutcomes(
       case "FAILURE": {
         const policy = ctx.policies[o.index] ?? { retries: 0, retryIntervalSeconds: 0 };
         // Under END, once a task has failed for good nothing new starts: no retries either.
-        if (ctx.halt !== "stop" && ctx.halt !== "fail" && !ended && shouldRetry(policy, retriesUsed)) {
+        if (
+          ctx.halt !== "stop" &&
+          ctx.halt !== "fail" &&
+          !ended &&
+          shouldRetry(policy, retriesUsed)
+        ) {
           attempts[o.index] = [attempt + 1, retriesUsed + 1, failovers];
-          if (ctx.halt === "pause") slots[o.index] = SLOT.PAUSED; // the retry waits for resume
+          if (ctx.halt === "pause")
+            slots[o.index] = SLOT.PAUSED; // the retry waits for resume
           else {
             dispatch.push({
               index: o.index,

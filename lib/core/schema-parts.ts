@@ -66,4 +66,3 @@ export const seconds = (max: number) =>
     .int({ error: "must be a whole number of seconds" })
     .min(0, { error: "must be >= 0" })
     .max(max, { error: `must be <= ${max}` });
-

@@ -13,8 +13,11 @@
  * - here-documents: bodies are found line by line as the shell does (joining `\`-newline
  *   when the delimiter is unquoted); a value that would produce the delimiter line, and so end
  *   the body early, is refused; a reference in the delimiter word is refused;
- * - aliases, `eval`, and commands that re-parse their arguments (`sh -c "$x"`, `ssh`) are the
- *   author's choice: the value reaches them exactly, and they may interpret it.
+ * - inside `"${x:-…}"` bash pairs `'` while parsing (dash does not), so a value holding an odd
+ *   number of `'` there is a bash syntax error — never code, as the value is escaped for "…";
+ * - aliases, `eval`, and commands that re-parse their arguments (`sh -c "$x"`, `ssh`, bash's
+ *   `[[ $a -eq … ]]` and `let`, which evaluate `a[$(…)]`) are the author's choice: the value
+ *   reaches them exactly, and they may interpret it.
  */
 
 import { ParamError } from "./time-params.js";
@@ -194,7 +197,8 @@ class Scanner {
       if (i >= text.length) break;
       const rep = this.reps[this.ri];
       if (rep && rep.start === i) {
-        if (hf && rep.end > hf.end) throw new RangeError("a replacement crosses a here-document end");
+        if (hf && rep.end > hf.end)
+          throw new RangeError("a replacement crosses a here-document end");
         this.replace(rep, hf);
         i = rep.end;
         continue;
@@ -408,7 +412,7 @@ class Scanner {
         return i + 1;
       case "double":
       case "brace": {
-        const inDouble = frame.kind === "double" || frame.inDouble;
+        const inDouble = frame.kind === "double" || (frame.kind === "brace" && frame.inDouble);
         if (c === "\\") {
           if (!inDouble || '$`"\\\n'.includes(text[i + 1] ?? "")) return this.escape(i);
           return i + 1;
@@ -597,12 +601,17 @@ class Scanner {
  *   lone `$` in a here-document body, or whose value would end a here-document early.
  * @throws RangeError for overlapping or out-of-range replacements (a caller bug).
  */
-export function substituteShell(command: string, replacements: readonly ShellReplacement[]): string {
+export function substituteShell(
+  command: string,
+  replacements: readonly ShellReplacement[],
+): string {
   const reps = [...replacements].sort((a, b) => a.start - b.start);
   let prevEnd = 0;
   for (const r of reps) {
     if (r.start < prevEnd || r.end < r.start || r.end > command.length) {
-      throw new RangeError(`replacement [${r.start}, ${r.end}) overlaps another or is out of range`);
+      throw new RangeError(
+        `replacement [${r.start}, ${r.end}) overlaps another or is out of range`,
+      );
     }
     prevEnd = r.end;
   }

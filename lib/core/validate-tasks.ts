@@ -7,7 +7,7 @@ import { z } from "zod";
 import { DEPENDENT_DATE_VALUES } from "./dependent.js";
 import type { ErrorDetail } from "./errors.js";
 import { checkJsonPath } from "./json-path.js";
-import { TIMEOUT_STRATEGIES, type TaskDefinition } from "./model.js";
+import { type TaskDefinition, TIMEOUT_STRATEGIES } from "./model.js";
 import { OUT_LIMITS } from "./out-params.js";
 import { RETRY_BACKOFFS } from "./retry.js";
 import {
@@ -228,7 +228,10 @@ export function checkLogicTasks(
         }
       }
     } else if (task.type === "SWITCH") {
-      targets = task.cases.map((k, j): [string, string] => [k.next, `tasks[${i}].cases[${j}].next`]);
+      targets = task.cases.map((k, j): [string, string] => [
+        k.next,
+        `tasks[${i}].cases[${j}].next`,
+      ]);
       if (task.defaultNext) targets.push([task.defaultNext, `tasks[${i}].defaultNext`]);
     } else return;
     for (const [code, path] of targets) {
@@ -254,4 +257,3 @@ export function checkLogicTasks(
   });
   return details;
 }
-

@@ -371,7 +371,14 @@ export class Dispatcher {
       error: `the workflow timed out after ${limit}s`,
     };
     const halted = { ...inst, ...patch };
-    const outcomes = await haltActive(this.deps, halted, def, inst.progress, "kill", "workflow timed out");
+    const outcomes = await haltActive(
+      this.deps,
+      halted,
+      def,
+      inst.progress,
+      "kill",
+      "workflow timed out",
+    );
     await this.applyAndCommit(inst, def, outcomes, patch);
   }
 
@@ -423,7 +430,7 @@ export class Dispatcher {
           outputs[e.code] = e.outputs;
           outputsChanged = true;
           if (Buffer.byteLength(JSON.stringify(outputs)) > MAX_INSTANCE_OUTPUT_BYTES) {
-          delete outputs[e.code];
+            delete outputs[e.code];
             state = "FAILURE";
             await this.deps.store.updateTask(
               { instanceId, code: e.code, attempt: e.attempt },
@@ -513,7 +520,14 @@ export class Dispatcher {
       if (result.killActive && !killed) {
         killed = true;
         now.push(
-          ...(await haltActive(this.deps, next, def, result.progress, "kill", "killed: another task failed (END)")),
+          ...(await haltActive(
+            this.deps,
+            next,
+            def,
+            result.progress,
+            "kill",
+            "killed: another task failed (END)",
+          )),
         );
       }
       if (now.length === 0) break;
@@ -579,7 +593,9 @@ export class Dispatcher {
         attempt: inst.parent.attempt,
         state,
         seq: inst.rev,
-        ...(state === "FAILURE" ? { error: `sub-workflow instance ${inst.instanceId} failed` } : {}),
+        ...(state === "FAILURE"
+          ? { error: `sub-workflow instance ${inst.instanceId} failed` }
+          : {}),
       },
     ]);
   }

@@ -2,10 +2,11 @@
  * What the dispatcher's parts share: stores, queues, definitions, the task-group gate and the
  * clock, plus the parameter resolution every dispatched task (worker or logic) goes through.
  */
-import { builtinParams } from "../core/time-params.js";
-import { resolveParams } from "../core/params.js";
+
 import type { Dag } from "../core/dag.js";
 import type { TaskDefinition } from "../core/model.js";
+import { resolveParams } from "../core/params.js";
+import { builtinParams } from "../core/time-params.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";

@@ -6,9 +6,9 @@
  * the same command; logic tasks waiting in the dispatcher end at once.
  */
 import { subInstanceId } from "../core/ids.js";
+import type { CommandType } from "../core/model.js";
 import { isFinalTaskState, type TaskDefinition } from "../core/model.js";
 import { activeTasks, attemptOf, type Progress, type TaskOutcome } from "../core/progress.js";
-import type { CommandType } from "../core/model.js";
 import type { InstanceRecord } from "../store/records.js";
 import { mapLimit } from "./concurrency.js";
 import type { LoadedDefinition } from "./definitions.js";

@@ -7,8 +7,8 @@
  */
 import {
   type DependentCandidate,
-  type DependResult,
   type DependentItem,
+  type DependResult,
   dateIntervals,
   evaluateDependence,
   itemResult,
@@ -126,11 +126,15 @@ export async function finishLogicRecord(
   state: TaskState,
   error?: string,
 ): Promise<void> {
-  await deps.store.updateTask({ instanceId, code, attempt }, ["SUBMITTED", "DISPATCHED", "RUNNING"], {
-    state,
-    endedAt: deps.now(),
-    ...(error ? { error } : {}),
-  });
+  await deps.store.updateTask(
+    { instanceId, code, attempt },
+    ["SUBMITTED", "DISPATCHED", "RUNNING"],
+    {
+      state,
+      endedAt: deps.now(),
+      ...(error ? { error } : {}),
+    },
+  );
 }
 
 async function runSwitch(
@@ -142,7 +146,11 @@ async function runSwitch(
 ): Promise<TaskOutcome> {
   let result: ReturnType<typeof evaluateSwitch>;
   try {
-    result = evaluateSwitch(task.cases, task.defaultNext, taskParams(inst, def, order.index, order.attempt));
+    result = evaluateSwitch(
+      task.cases,
+      task.defaultNext,
+      taskParams(inst, def, order.index, order.attempt),
+    );
   } catch (e) {
     if (!(e instanceof ParamError)) throw e;
     result = { error: e.message };
@@ -151,7 +159,10 @@ async function runSwitch(
     await record(deps, inst, task, order.attempt, "FAILURE", { error: result.error });
     return { ...order, state: "FAILURE" };
   }
-  const targets = new Set([...task.cases.map((c) => c.next), ...(task.defaultNext ? [task.defaultNext] : [])]);
+  const targets = new Set([
+    ...task.cases.map((c) => c.next),
+    ...(task.defaultNext ? [task.defaultNext] : []),
+  ]);
   targets.delete(result.next);
   await record(deps, inst, task, order.attempt, "SUCCESS", { branch: [result.next] });
   return {
@@ -268,7 +279,14 @@ export async function runDependent(
   const startedAt = existing?.startedAt ?? now;
   const result = await checkDependence(deps, task, baseTimeOf(inst));
   if (result !== "WAITING") {
-    await record(deps, inst, task, order.attempt, result, result === "FAILURE" ? { error: "a dependency failed" } : {});
+    await record(
+      deps,
+      inst,
+      task,
+      order.attempt,
+      result,
+      result === "FAILURE" ? { error: "a dependency failed" } : {},
+    );
     return { ...order, state: result };
   }
   if (task.timeoutSeconds !== undefined && now - startedAt >= task.timeoutSeconds * 1000) {
@@ -302,7 +320,11 @@ async function checkDependence(
   return evaluateDependence(task.dependence, (item) => results.get(item) ?? "WAITING");
 }
 
-async function checkItem(deps: EngineDeps, item: DependentItem, baseMs: number): Promise<DependResult> {
+async function checkItem(
+  deps: EngineDeps,
+  item: DependentItem,
+  baseMs: number,
+): Promise<DependResult> {
   const intervals = dateIntervals(item.dateValue, baseMs);
   const from = Math.min(...intervals.map((i) => i.startMs));
   const candidates: DependentCandidate[] = [];

@@ -70,7 +70,9 @@ export class Sweeper {
         await sendPending(this.deps, JSON.parse(t.payload ?? "{}") as PendingSend);
         return;
       case INSTANCE_TIMEOUT_TIMER:
-        await queues.sendEvents([{ kind: "timeout", instanceId: t.instanceId, deadlineAt: t.dueAt }]);
+        await queues.sendEvents([
+          { kind: "timeout", instanceId: t.instanceId, deadlineAt: t.dueAt },
+        ]);
         return;
       case DEPENDENT_CHECK_TIMER:
         await queues.sendEvents([
@@ -92,7 +94,7 @@ export class Sweeper {
   private async reconcileTaskGroups(): Promise<number> {
     const live = async (h: TaskGroupHolder) => {
       const t = await this.deps.store.getTaskInstance(h.instanceId, h.code, h.attempt);
-      return t?.state === "SUBMITTED" || t?.state === "DISPATCHED" || t?.state === "RUNNING";
+      return t?.state === "DISPATCHED" || t?.state === "RUNNING";
     };
     try {
       const r = await this.deps.gate.reconcile(live, (w) => grantTaskGroupSlot(this.deps, w));

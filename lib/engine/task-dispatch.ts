@@ -4,10 +4,11 @@
  * through a sweeper timer when a retry waits longer than SQS's 15-minute message delay. Part of
  * the dispatcher's "effects before commit": every step is idempotent when the decision is redone.
  */
+
+import type { WorkerTaskDefinition } from "../core/model.js";
 import { ParamError } from "../core/params.js";
 import { compareDispatch } from "../core/priority.js";
 import type { TaskOutcome } from "../core/progress.js";
-import type { WorkerTaskDefinition } from "../core/model.js";
 import type { TaskMessage } from "../queue/messages.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import type { TaskGroupWaiter } from "../store/task-groups.js";
@@ -120,7 +121,7 @@ export async function dispatchTasks(
       if (got === "unknown-group") {
         await failBeforeStart(deps, record, `task group '${task.taskGroup}' does not exist`);
         failed.push({ index: o.index, attempt: o.attempt, state: "FAILURE" });
-      } else if (got === "acquired") await sendPending(deps, pending);
+      } else if (got === "acquired") await grantTaskGroupSlot(deps, waiter);
       return; // "waiting": the gate sends it when a slot frees (grantTaskGroupSlot)
     }
     if (o.delaySeconds > MAX_SQS_DELAY_SECONDS) await sendPending(deps, pending);
@@ -178,10 +179,9 @@ export async function sendPending(deps: SendDeps, p: PendingSend): Promise<void>
 export async function grantTaskGroupSlot(deps: SendDeps, w: TaskGroupWaiter): Promise<boolean> {
   const p = JSON.parse(w.payload) as PendingSend;
   const key = { instanceId: w.instanceId, code: w.code, attempt: w.attempt };
-  // A delayed retry stays SUBMITTED until a worker claims it; a repeated send is fenced there.
-  const moved = await deps.store.updateTask(key, ["SUBMITTED"], {
-    state: p.releaseAt > deps.now() ? "SUBMITTED" : "DISPATCHED",
-  });
+  // DISPATCHED marks "holds a slot and was sent" (also for a delayed retry): the sweeper's
+  // reconcile frees the slot of a holder still SUBMITTED after its grace period.
+  const moved = await deps.store.updateTask(key, ["SUBMITTED"], { state: "DISPATCHED" });
   if (!moved) return false;
   await sendPending(deps, p);
   return true;

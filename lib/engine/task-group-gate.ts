@@ -100,9 +100,10 @@ function freeIndexes(capacity: number, slots: readonly TaskGroupSlot[]): number[
  * What remains — a dispatcher that crashed between two of these writes, a grant that gave up
  * after MAX_MISSES, a callback that threw, a release that never came — is repaired by
  * `reconcile`, which the sweeper runs every sweep: it frees slots of holders that are not live
- * and grants every group. One gap it cannot see: a granter that crashes after claiming (deleting)
- * a waiter and before taking its slot drops that waiter; the task is still waiting for its group,
- * so its owner must call `acquire` again for tasks that wait too long (acquire is idempotent).
+ * and grants every group. One gap it cannot close alone: a granter that crashes after claiming
+ * (deleting) a waiter and before onGranted finished leaves a task that still waits for its group
+ * with no waiter item (and, after reconcile, no slot); its owner must call `acquire` again for
+ * tasks that wait too long (acquire is idempotent).
  */
 export class TaskGroupGate {
   private readonly now: () => number;
@@ -181,7 +182,10 @@ export class TaskGroupGate {
    * (a crashed dispatcher or a lost release), keeps only the lowest slot of a holder that holds
    * several (two concurrent acquires of one attempt), then grants. The sweeper calls it every
    * sweep, so nothing leaks for longer than grace + one sweep.
-   * @param isHolderLive whether the attempt still needs its slot (not in a final state).
+   * @param isHolderLive whether the attempt still needs its slot: it was sent (granted and
+   *   notified) and has not finished. An attempt that holds a slot but still waits for its group
+   *   after the grace period (its granter died before onGranted finished) must count as not
+   *   live, like a finished one: its slot is freed and its owner acquires again.
    * @returns slots freed and waiters granted.
    * @throws AggregateError of the per-group failures, after every group was tried.
    */

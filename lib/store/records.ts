@@ -4,10 +4,10 @@
  */
 
 import type {
-  ParentLink,
   CommandType,
   FailureStrategy,
   InstanceState,
+  ParentLink,
   Priority,
   ReleaseState,
   RunRequest,

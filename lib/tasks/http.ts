@@ -58,7 +58,10 @@ export const runHttp: TaskPlugin = async (ctx) => {
       const path = task.outputs[name] as string;
       const value = extractJsonPath(doc, path);
       if (value === undefined) {
-        return { state: "FAILURE", error: `output '${name}': ${path} matched nothing in the response` };
+        return {
+          state: "FAILURE",
+          error: `output '${name}': ${path} matched nothing in the response`,
+        };
       }
       outputs[name] = value;
     }

@@ -28,7 +28,9 @@ export function substituteTask(
     throw new ParamError(`the URL after parameter substitution is not valid: ${url.slice(0, 200)}`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new ParamError(`the URL after parameter substitution is not http(s): ${url.slice(0, 200)}`);
+    throw new ParamError(
+      `the URL after parameter substitution is not http(s): ${url.slice(0, 200)}`,
+    );
   }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(task.headers)) {

@@ -8,7 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/poll.js";
-import { api, type RunningStandalone, startStandaloneProcess, waitFinal } from "../helpers/standalone.js";
+import {
+  api,
+  type RunningStandalone,
+  startStandaloneProcess,
+  waitFinal,
+} from "../helpers/standalone.js";
 
 interface Task {
   code: string;

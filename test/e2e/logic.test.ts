@@ -7,7 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/poll.js";
-import { api, type RunningStandalone, startStandaloneProcess, waitFinal } from "../helpers/standalone.js";
+import {
+  api,
+  type RunningStandalone,
+  startStandaloneProcess,
+  waitFinal,
+} from "../helpers/standalone.js";
 
 interface Task {
   code: string;
@@ -108,7 +113,11 @@ describe("logic tasks in shoal standalone", () => {
     });
     const eu = byCode(await run("switcher", { params: { region: "eu" } }));
     expect(eu.route?.branch).toEqual(["eu"]);
-    expect([eu.eu?.state, eu.big?.state, eu.other?.state]).toEqual(["SUCCESS", "SKIPPED", "SKIPPED"]);
+    expect([eu.eu?.state, eu.big?.state, eu.other?.state]).toEqual([
+      "SUCCESS",
+      "SKIPPED",
+      "SKIPPED",
+    ]);
     const big = byCode(await run("switcher", { params: { size: "500" } }));
     expect(big.big?.state).toBe("SUCCESS");
     const other = byCode(await run("switcher"));
@@ -235,7 +244,9 @@ describe("logic tasks in shoal standalone", () => {
           checkIntervalSeconds: 1,
           timeoutSeconds: 2,
           dependence: {
-            groups: [{ items: [{ workflow: "never-runs", cycle: "hour", dateValue: "currentHour" }] }],
+            groups: [
+              { items: [{ workflow: "never-runs", cycle: "hour", dateValue: "currentHour" }] },
+            ],
           },
         },
       ],

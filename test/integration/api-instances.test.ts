@@ -1,6 +1,7 @@
 /**
  * HTTP API v1, instance endpoints and workflow deletion end to end over real HTTP (harness:
- * test/helpers/api-client.ts): get, list, attempts, log, stop and the verbs not yet supported.
+ * test/helpers/api-client.ts): get, list, attempts, log and the control verbs' state rules
+ * (their effect on running instances is tested end to end in test/e2e/control.test.ts).
  * No pollers run: a test that needs a RUNNING or finished instance drives the dispatcher and
  * worker itself (test/helpers/api-engine.ts).
  */
@@ -169,11 +170,17 @@ describe("instances", () => {
     });
   });
 
-  it("pause / resume / rerun / recover-failed → 409 'not yet supported'; 404 when unknown", async () => {
+  it("pause / resume / rerun / recover-failed → 409 naming the state that forbids it; 404 when unknown", async () => {
     await changesNothing(async () => {
-      for (const verb of ["pause", "resume", "rerun", "recover-failed"]) {
+      const rules: Record<string, RegExp> = {
+        pause: /is SUBMITTED; only a RUNNING instance can be paused/,
+        resume: /is SUBMITTED; only a PAUSING or PAUSED instance can be resumed/,
+        rerun: /is SUBMITTED; only a finished instance/,
+        "recover-failed": /is SUBMITTED; only a FAILURE or STOPPED instance/,
+      };
+      for (const [verb, message] of Object.entries(rules)) {
         expectError(await post(`/v1/instances/${submitted}/${verb}`), 409, "Conflict", {
-          message: new RegExp(`'${verb}' is not yet supported`),
+          message,
         });
         expectError(
           await post(`/v1/instances/00000000-0000-4000-8000-000000000000/${verb}`),
@@ -181,8 +188,24 @@ describe("instances", () => {
           "NotFound",
         );
       }
+      expectError(
+        await post(`/v1/instances/${submitted}/tasks/nope/force-success`),
+        404,
+        "NotFound",
+      );
     });
     expect((await get(`/v1/instances/${submitted}`)).body.state).toBe("SUBMITTED");
+  });
+
+  it("rerun of a finished instance → 202, the same request again → 202 (one command)", async () => {
+    await createWorkflow("again", oneTask("true"));
+    const id = await startRun("again");
+    await runToSuccess(id);
+    const first = await post(`/v1/instances/${id}/rerun`);
+    expect(first.status).toBe(202);
+    expect(first.body).toEqual({ instanceId: id, state: "SUBMITTED" });
+    expect((await post(`/v1/instances/${id}/rerun`)).status).toBe(202);
+    expectError(await post(`/v1/instances/${id}/pause`), 409, "Conflict", { message: /SUCCESS/ });
   });
 
   it("DELETE a workflow with a RUNNING instance → 409, nothing deleted", async () => {

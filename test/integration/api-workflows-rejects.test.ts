@@ -196,7 +196,7 @@ describe("PUT /v1/workflows/{name}", () => {
           }),
         400,
         "ValidationError",
-        { detail: /SHELL or HTTP/ },
+        { detail: /SHELL, HTTP, CONDITIONS/ },
       );
       await rejectsOnBoth(
         (n) =>

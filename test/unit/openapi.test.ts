@@ -34,6 +34,9 @@ describe("OpenAPI document", () => {
         "/v1/instances/{id}/recover-failed",
         "/v1/instances/{id}/tasks/{code}/attempts",
         "/v1/instances/{id}/tasks/{code}/log",
+        "/v1/instances/{id}/tasks/{code}/force-success",
+        "/v1/task-groups",
+        "/v1/task-groups/{name}",
       ].sort(),
     );
   });

@@ -35,8 +35,8 @@ describe("retry timing", () => {
     ).toThrow(/retryBackoff: must be FIXED or EXPONENTIAL/);
     expect(() =>
       parseWorkflowDefinition({
-        tasks: [{ code: "a", type: "SHELL", command: "true", maxRetryIntervalSeconds: 901 }],
+        tasks: [{ code: "a", type: "SHELL", command: "true", maxRetryIntervalSeconds: 604_801 }],
       }),
-    ).toThrow(/maxRetryIntervalSeconds: must be <= 900/);
+    ).toThrow(/maxRetryIntervalSeconds: must be <= 604800/);
   });
 });

@@ -135,12 +135,7 @@ describe("task instance state machine", () => {
   });
 
   it("FORCED_SUCCESS, NEED_FAULT_TOLERANCE, SKIPPED and PAUSED never change", () => {
-    for (const from of [
-      "FORCED_SUCCESS",
-      "NEED_FAULT_TOLERANCE",
-      "SKIPPED",
-      "PAUSED",
-    ] as const) {
+    for (const from of ["FORCED_SUCCESS", "NEED_FAULT_TOLERANCE", "SKIPPED", "PAUSED"] as const) {
       for (const to of TASK_STATES) {
         expect(() => assertTaskTransition(from, to)).toThrow(IllegalTransitionError);
       }

@@ -70,6 +70,7 @@ describe("parseWorkflowDefinition: defaults", () => {
       timeoutStrategy: "FAIL",
       workerGroup: "default",
       params: {},
+      taskGroupPriority: 0,
     });
   });
 
@@ -259,7 +260,9 @@ describe("parseWorkflowDefinition: shape rules", () => {
       ],
     });
     for (const i of [0, 1, 2]) {
-      expect(detailAt(details, `tasks[${i}].type`).message).toBe("type must be SHELL or HTTP");
+      expect(detailAt(details, `tasks[${i}].type`).message).toBe(
+        "type must be SHELL, HTTP, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT",
+      );
     }
   });
 
@@ -306,7 +309,7 @@ describe("parseWorkflowDefinition: shape rules", () => {
         shell("b", { timeoutSeconds: 2.5 }),
         shell("c", { timeoutSeconds: 0 }),
         shell("d", { retryIntervalSeconds: -1 }),
-        shell("e", { retryIntervalSeconds: 901 }),
+        shell("e", { retryIntervalSeconds: 604_801 }),
         shell("f", { timeoutSeconds: 7 * 24 * 3600 + 1 }),
         shell("g", { timeoutSeconds: "60" }),
       ],
@@ -320,7 +323,7 @@ describe("parseWorkflowDefinition: shape rules", () => {
     );
     expect(detailAt(details, "tasks[2].timeoutSeconds").message).toBe("must be >= 1");
     expect(detailAt(details, "tasks[3].retryIntervalSeconds").message).toBe("must be >= 0");
-    expect(detailAt(details, "tasks[4].retryIntervalSeconds").message).toBe("must be <= 900");
+    expect(detailAt(details, "tasks[4].retryIntervalSeconds").message).toBe("must be <= 604800");
     expect(detailAt(details, "tasks[5].timeoutSeconds").message).toBe("must be <= 604800");
     expect(detailAt(details, "tasks[6].timeoutSeconds").message).toBe(
       "must be a number of seconds",
