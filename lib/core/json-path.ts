@@ -21,11 +21,11 @@ function match(re: RegExp, s: string, at: number): string | undefined {
   return re.exec(s)?.[0];
 }
 
-/** Length of one bracket selector at `at` (0 when there is none). */
+/** End of the bracket selector starting at `at` (`at` itself when there is none). */
 function selector(s: string, at: number): number {
-  if (s[at] === "*") return 1;
+  if (s[at] === "*") return at + 1;
   const quoted = match(QUOTED, s, at);
-  if (quoted) return quoted.length;
+  if (quoted) return at + quoted.length;
   // Index or slice: up to three optional integers separated by ":".
   let i = at;
   let parts = 0;

@@ -158,7 +158,13 @@ function formatTokens(dt: DateTime, tokens: readonly PatternToken[]): string {
 
 /**
  * Integer arithmetic as DolphinScheduler's `calculate`: + - * / parentheses and unary signs,
- * Java `int` division (truncates toward zero). Throws ParamError on anything else.
+ * Java `int` division (truncates toward zero); whitespace is ignored.
+ *
+ * @param expr the whole time expression, for error messages.
+ * @param text the arithmetic to evaluate, e.g. `-12*1`.
+ * @param shown how `text` is named in error messages.
+ * @throws ParamError for other characters, unbalanced parentheses, division by zero, or a
+ *   result outside the 32-bit range (where Java would silently wrap).
  */
 export function evaluateInteger(expr: string, text: string, shown = `"${text}"`): number {
   const src = text.replace(/\s+/g, "");

@@ -189,7 +189,9 @@ export class Worker {
     this.running.add(kill);
     let lost = false;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
-    let lastVisibility = Date.now();
+    // 0: the first renewal extends the message's visibility at once (a poller may receive with
+    // a short visibility timeout, see lib/standalone/poller.ts).
+    let lastVisibility = 0;
     let renewing = false;
     const timer = setInterval(async () => {
       if (renewing) return;

@@ -36,6 +36,12 @@ export interface PollerOptions {
   prefetch?: number;
   /** Test hook: hand every batch to the handler twice, concurrently (SHOAL_TEST_DELIVER_TWICE). */
   deliverTwice?: boolean;
+  /**
+   * Visibility timeout asked for on receive, seconds (the queue's own when absent). Task
+   * pollers ask for a short one: a message a killed poller received but never saw comes back
+   * soon instead of after the queue's 15 minutes; the worker extends it once it runs the task.
+   */
+  receiveVisibilitySeconds?: number;
   onError?: (e: unknown) => void;
 }
 
@@ -171,6 +177,9 @@ export class QueuePoller {
         MaxNumberOfMessages: Math.max(1, Math.min(10, max)),
         WaitTimeSeconds: wait,
         MessageSystemAttributeNames: ["All"],
+        ...(this.opts.receiveVisibilitySeconds
+          ? { VisibilityTimeout: this.opts.receiveVisibilitySeconds }
+          : {}),
       }),
       { abortSignal: this.abort.signal },
     );

@@ -58,6 +58,7 @@ export async function runWorkerProcess(opts: {
     prefetch: Math.min(10, opts.concurrency),
     deliverTwice: process.env.SHOAL_TEST_DELIVER_TWICE === "true",
     waitSeconds: 20,
+    receiveVisibilitySeconds: 20,
     region: process.env.AWS_REGION ?? "us-east-1",
     handler: (event) => runtime.worker.handleBatch(event.Records),
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -157,6 +158,83 @@ describe("substituteShell: hostile values print exactly and never run", () => {
       expect(run(shell, build("printf %s $((${v} + 1))", "41"))).toBe("42");
       expect(run(shell, build('printf %s "$(( ${v} * 2 ))"', "-4"))).toBe("-8");
     }
+  });
+});
+
+describe("substituteShell: seeded fuzz of shell fragments", () => {
+  // Random mixes of quotes, substitutions, here-documents, comments and case: whatever the
+  // shell makes of them (mostly syntax errors), a value never runs `touch X`.
+  const blocks = [
+    "echo ",
+    "'",
+    '"',
+    "$(",
+    ")",
+    "${x:-",
+    "}",
+    "\\",
+    "$",
+    "#",
+    "\n",
+    "<<EOF\n",
+    "<<'EOF'\n",
+    "EOF\n",
+    "case a in a) ",
+    ";; esac",
+    "((",
+    "))",
+    "$((",
+    ";",
+    " ",
+    "${v}",
+    "${v}",
+    "$'",
+    "`",
+    "(",
+    "x",
+    "<",
+    "|",
+    "\t",
+    "esac",
+    "in ",
+    "\\\n",
+  ];
+  const values = [
+    "$(touch X)",
+    "`touch X`",
+    "';touch X;'",
+    '";touch X;"',
+    "\ntouch X\n",
+    "\\",
+    "')",
+    "EOF\ntouch X",
+    ");touch X;(",
+    "}; touch X; {",
+    "\\';touch X;#",
+    "7",
+  ];
+  it("never runs a value", () => {
+    let seed = 20261121;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let ran = 0;
+    for (let k = 0; k < 120; k++) {
+      let template = "";
+      for (let j = 3 + next(10); j > 0; j--) template += blocks[next(blocks.length)];
+      const value = values[next(values.length)] as string;
+      let command: string;
+      try {
+        command = build(`${template}\${v}`, value);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ParamError);
+        continue;
+      }
+      ran++;
+      for (const shell of SHELLS) run(shell, command);
+    }
+    expect(ran).toBeGreaterThan(60);
   });
 });
 
