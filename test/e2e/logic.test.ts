@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is Shoal's parameter syntax, not a JS template
 /**
  * Logic tasks through the HTTP API of a real `shoal standalone`: CONDITIONS, SWITCH,
  * SUB_WORKFLOW (result mirrored, stop cascading to the child) and DEPENDENT.

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is Shoal's parameter syntax, not a JS template
 /**
  * Parameters through the HTTP API of a real `shoal standalone`: precedence, OUT parameters from
  * SHELL (setValue lines) and HTTP (JSON paths), built-in time parameters, shell quoting that no
