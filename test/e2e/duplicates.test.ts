@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is Shoal's parameter syntax, not a JS template
 /**
  * At-least-once delivery, end to end: with the test hook that hands every SQS batch to its
  * handler twice at once (dispatcher and worker alike), runs end in the same final state, every
@@ -82,3 +83,61 @@ it("every message delivered twice: each task runs once and the instance ends as 
     }
   }
 }, 90_000);
+
+it("every message delivered twice: logic tasks, a sub-workflow and OUT parameters decide once", async () => {
+  const mark = 'echo "$SHOAL_TASK_CODE" >> "$SHOAL_INSTANCE_DIR/ran"';
+  const child = { tasks: [{ code: "inner", type: "SHELL", command: mark }] };
+  expect((await api(sa.url, "PUT", "/v1/workflows/twice-child", child)).status).toBe(201);
+  const tasks = [
+    { code: "produce", type: "SHELL", command: `${mark}; echo '\${setValue(route=b)}'` },
+    {
+      code: "route",
+      type: "SWITCH",
+      upstream: ["produce"],
+      cases: [
+        { condition: 'route == "a"', next: "a" },
+        { condition: 'route == "b"', next: "b" },
+      ],
+    },
+    { code: "a", type: "SHELL", command: mark, upstream: ["route"] },
+    { code: "b", type: "SHELL", command: `${mark}; exit 1`, upstream: ["route"] },
+    {
+      code: "check",
+      type: "CONDITIONS",
+      upstream: ["b"],
+      successNext: [],
+      failedNext: ["sub"],
+    },
+    { code: "sub", type: "SUB_WORKFLOW", workflow: "twice-child", upstream: ["check"] },
+  ];
+  expect((await api(sa.url, "PUT", "/v1/workflows/twice-logic", { tasks })).status).toBe(201);
+  const id = (await api(sa.url, "POST", "/v1/workflows/twice-logic/runs", {})).body
+    .instanceId as string;
+  const inst = await waitFinal(sa.url, id, 60_000);
+  expect(inst.state).toBe("SUCCESS");
+  const states = Object.fromEntries(
+    inst.tasks.map((t: { code: string; state: string; attempt: number }) => [
+      t.code,
+      `${t.state}/${t.attempt}`,
+    ]),
+  );
+  expect(states).toEqual({
+    produce: "SUCCESS/1",
+    route: "SUCCESS/1",
+    a: "SKIPPED/1",
+    b: "FAILURE/1",
+    check: "SUCCESS/1",
+    sub: "SUCCESS/1",
+  });
+  const ran = readFileSync(join(dir, "work", "twice-logic", id, "shared", "ran"), "utf8")
+    .trim()
+    .split("\n")
+    .sort();
+  expect(ran).toEqual(["b", "produce"]);
+  // One child instance, its task run once.
+  const children = (await api(sa.url, "GET", "/v1/instances?workflow=twice-child")).body.items;
+  expect(children).toHaveLength(1);
+  expect((await api(sa.url, "GET", `/v1/instances/${children[0].instanceId}`)).body.state).toBe(
+    "SUCCESS",
+  );
+});

@@ -29,8 +29,9 @@ const byCode = (inst: { tasks: Task[] }) =>
 
 describe("logic tasks in shoal standalone", () => {
   let sa: RunningStandalone;
+  let dir: string;
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "shoal-logic-"));
+    dir = mkdtempSync(join(tmpdir(), "shoal-logic-"));
     sa = await startStandaloneProcess({ dataDir: join(dir, "data"), workers: 4 });
   });
   afterAll(async () => {
@@ -186,6 +187,73 @@ describe("logic tasks in shoal standalone", () => {
     expect(child.state).toBe("STOPPED");
     expect(byCode(child).wait?.state).toBe("KILLED");
   }, 60_000);
+
+  it("pausing the parent pauses the child; resume continues both where they were", async () => {
+    const flag = join(dir, "release-child");
+    await put("pausable-child", {
+      tasks: [
+        { code: "first", type: "SHELL", command: `while [ ! -f ${flag} ]; do sleep 0.1; done` },
+        { code: "second", type: "SHELL", command: "echo second", upstream: ["first"] },
+      ],
+    });
+    await put("pausable-parent", {
+      tasks: [
+        { code: "sub", type: "SUB_WORKFLOW", workflow: "pausable-child" },
+        { code: "after", type: "SHELL", command: "echo after", upstream: ["sub"] },
+      ],
+    });
+    const id = (await api(sa.url, "POST", "/v1/workflows/pausable-parent/runs", {})).body
+      .instanceId as string;
+    const childId = await until(
+      async () => {
+        const sub = byCode((await api(sa.url, "GET", `/v1/instances/${id}`)).body).sub;
+        if (!sub?.subInstanceId) return undefined;
+        const child = (await api(sa.url, "GET", `/v1/instances/${sub.subInstanceId}`)).body;
+        return byCode(child).first?.state === "RUNNING" ? sub.subInstanceId : undefined;
+      },
+      { timeoutMs: 30_000, what: "the child's first task to run" },
+    );
+    expect((await api(sa.url, "POST", `/v1/instances/${id}/pause`)).status).toBe(202);
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(flag, "");
+    const state = async (i: string) => (await api(sa.url, "GET", `/v1/instances/${i}`)).body;
+    const pausedChild = await until(
+      async () => ((await state(childId)).state === "PAUSED" ? state(childId) : undefined),
+      { timeoutMs: 30_000, what: "the child to pause" },
+    );
+    expect(byCode(pausedChild).second).toBeUndefined();
+    await until(async () => (await state(id)).state === "PAUSED", {
+      timeoutMs: 30_000,
+      what: "the parent to pause",
+    });
+    expect((await api(sa.url, "POST", `/v1/instances/${id}/resume`)).status).toBe(202);
+    const done = await waitFinal(sa.url, id, 30_000);
+    expect(done.state).toBe("SUCCESS");
+    expect(byCode(done).sub?.subInstanceId).toBe(childId); // the same child, resumed
+    const child = await waitFinal(sa.url, childId, 30_000);
+    expect(byCode(child).second?.state).toBe("SUCCESS");
+    expect(byCode(child).first?.attempt).toBe(1);
+  }, 90_000);
+
+  it("a dry run passes logic tasks through their states without running anything", async () => {
+    await put("dry-logic", {
+      tasks: [
+        { code: "x", type: "SHELL", command: "exit 1" },
+        { code: "c", type: "CONDITIONS", upstream: ["x"], successNext: ["y"], failedNext: ["z"] },
+        { code: "y", type: "SHELL", command: "exit 1", upstream: ["c"] },
+        { code: "z", type: "SHELL", command: "exit 1", upstream: ["c"] },
+      ],
+    });
+    const done = await run("dry-logic", { dryRun: true });
+    expect(done.state).toBe("SUCCESS");
+    const t = byCode(done);
+    expect([t.x?.state, t.c?.state, t.y?.state, t.z?.state]).toEqual([
+      "SUCCESS",
+      "SUCCESS",
+      "SUCCESS",
+      "SKIPPED",
+    ]);
+  });
 
   it("a SUB_WORKFLOW must name another existing workflow", async () => {
     const r = await api(sa.url, "PUT", "/v1/workflows/orphan", {

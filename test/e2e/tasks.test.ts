@@ -33,8 +33,9 @@ describe("tasks in shoal standalone", () => {
       dataDir: mkdtempSync(join(tmpdir(), "shoal-tasks-")),
       workers: 4,
     });
-    hook = createServer((req, res) => {
+    hook = createServer(async (req, res) => {
       hits.push(`${req.method} ${req.url}`);
+      if (req.url === "/slow") await new Promise((r) => setTimeout(r, 2_000));
       res.writeHead(req.url === "/fail" ? 503 : 200, { "content-type": "text/plain" });
       res.end(req.url === "/fail" ? "down" : "ok");
     });
@@ -139,6 +140,48 @@ describe("tasks in shoal standalone", () => {
     expect(inst.state).toBe("FAILURE");
     expect(inst.tasks.map((t: Task) => t.code)).toEqual(["slow"]);
     expect(inst.tasks[0].error).toMatch(/timed out after 1s/);
+  });
+
+  it("a FAIL timeout is retried like any failure; a WARN timeout only warns", async () => {
+    const inst = await runWorkflow("timeouts", {
+      failureStrategy: "CONTINUE",
+      tasks: [
+        {
+          code: "retried",
+          type: "SHELL",
+          timeoutSeconds: 1,
+          retries: 1,
+          command: '[ "$SHOAL_ATTEMPT" -ge 2 ] || sleep 30',
+        },
+        {
+          code: "warned",
+          type: "SHELL",
+          timeoutSeconds: 1,
+          timeoutStrategy: "WARN",
+          command: "sleep 2; echo finished",
+        },
+        {
+          code: "warned_http",
+          type: "HTTP",
+          url: `${hookUrl}/slow`,
+          timeoutSeconds: 1,
+          timeoutStrategy: "WARN",
+        },
+      ],
+    });
+    expect(inst.state).toBe("SUCCESS");
+    const t = byCode(inst) as Record<string, Task & { warning?: string }>;
+    expect(t.retried?.attempt).toBe(2);
+    expect(t.warned?.state).toBe("SUCCESS");
+    expect(t.warned?.warning).toMatch(/timeout of 1s/);
+    expect(t.warned_http?.state).toBe("SUCCESS");
+    expect(t.warned_http?.warning).toMatch(/timeout of 1s/);
+    const attempts = await api(
+      sa.url,
+      "GET",
+      `/v1/instances/${inst.instanceId}/tasks/retried/attempts`,
+    );
+    expect(attempts.body.items[0].error).toMatch(/timed out after 1s/);
   });
 
   it("CONTINUE runs what does not depend on the failure", async () => {
