@@ -7,6 +7,7 @@
  * redelivered or repeated message redoes the same idempotent effects and changes nothing twice.
  * Nothing lives only in memory: a dispatcher killed anywhere is replaced by the next delivery.
  */
+
 import {
   type InstanceState,
   isFinalInstanceState,
@@ -21,11 +22,7 @@ import {
   attemptOf,
   forceSuccessProgress,
   type Halt,
-  type Progress,
-  recoverProgress,
-  rerunProgress,
   restProgress,
-  resumeProgress,
   SLOT,
   startProgress,
   type TaskOutcome,
@@ -33,13 +30,14 @@ import {
 import { assertInstanceTransition } from "../core/states.js";
 import { type EventMessage, type TaskEvent, taskEventsOf } from "../queue/messages.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
-import { mapLimit } from "./concurrency.js";
+import { controlInstance, handleTimeout, RetryLater } from "./control.js";
 import type { LoadedDefinition } from "./definitions.js";
 import type { EngineDeps } from "./engine-deps.js";
 import { haltActive } from "./halts.js";
+import { notifyParent, recordSkipped, releaseGroups } from "./instance-effects.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
-import { finishLogicRecord, mirrorChildState, runDependent, runLogicTask } from "./logic-tasks.js";
-import { dispatchTasks, grantTaskGroupSlot } from "./task-dispatch.js";
+import { finishLogicRecord, LOGIC_CHECK_TIMER, runLogicTask } from "./logic-tasks.js";
+import { dispatchTasks } from "./task-dispatch.js";
 
 export interface DispatcherDeps extends EngineDeps {
   /** A claim older than this is taken over (the claimer died), ms. */
@@ -58,9 +56,6 @@ export const INSTANCE_TIMEOUT_TIMER = "instance-timeout";
 /** All OUT parameters one instance keeps, JSON bytes (the instance item must stay < 400 KB). */
 export const MAX_INSTANCE_OUTPUT_BYTES = 200 * 1024;
 
-/** Thrown when a message cannot be applied yet (for example its instance is not written yet). */
-class RetryLater extends Error {}
-
 /** Instances a dispatcher keeps in memory between events (LRU). */
 const INSTANCE_CACHE_SIZE = 1_000;
 
@@ -75,9 +70,10 @@ function haltOf(inst: InstanceRecord): Halt | undefined {
 }
 
 export class Dispatcher {
-  private readonly instances = new Map<string, InstanceRecord>();
+  /** @internal In-memory instances (cacheInstances); control commands drop their entry. */
+  readonly instances = new Map<string, InstanceRecord>();
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(readonly deps: DispatcherDeps) {}
 
   /**
    * Handles an SQS batch from the events FIFO queue. Groups are handled in parallel, each in
@@ -104,7 +100,7 @@ export class Dispatcher {
               continue;
             }
             if (first.kind === "timeout") {
-              await this.handleTimeout(first.instanceId, first.deadlineAt);
+              await handleTimeout(this, first.instanceId, first.deadlineAt);
               i++;
               continue;
             }
@@ -143,7 +139,8 @@ export class Dispatcher {
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   }
 
-  private context(inst: InstanceRecord, def: LoadedDefinition): AdvanceContext {
+  /** @internal (lib/engine/control.ts) */
+  context(inst: InstanceRecord, def: LoadedDefinition): AdvanceContext {
     const halt = haltOf(inst);
     return {
       dag: def.dag,
@@ -154,7 +151,8 @@ export class Dispatcher {
     };
   }
 
-  private async definition(inst: { workflow: string; version: number }): Promise<LoadedDefinition> {
+  /** @internal (lib/engine/control.ts) */
+  async definition(inst: { workflow: string; version: number }): Promise<LoadedDefinition> {
     const def = await this.deps.definitions.get(inst.workflow, inst.version);
     if (!def) throw new Error(`definition ${inst.workflow} v${inst.version} is missing`);
     return def;
@@ -199,7 +197,7 @@ export class Dispatcher {
       case "RESUME":
       case "RERUN":
       case "RECOVER_FAILED":
-        await this.control(cmd);
+        await controlInstance(this, cmd);
         break;
       default:
         this.deps.log?.("dispatcher: unsupported command", { commandId, type: cmd.type });
@@ -256,7 +254,8 @@ export class Dispatcher {
   }
 
   /** Fields a new run of an instance starts with: RUNNING, start time, workflow deadline timer. */
-  private async runPatch(
+  /** @internal (lib/engine/control.ts) */
+  async runPatch(
     inst: InstanceRecord,
     def: LoadedDefinition,
     state: InstanceState,
@@ -283,116 +282,31 @@ export class Dispatcher {
     return patch;
   }
 
-  /** STOP, PAUSE, RESUME, RERUN and RECOVER_FAILED of one instance. */
-  private async control(cmd: CommandRecord): Promise<void> {
-    const id = cmd.instanceId;
-    this.instances.delete(id);
-    let inst = await this.deps.store.getInstance(id);
-    if (!inst) {
-      // Its start is still to come (retry later), or it was dropped (nothing to control).
-      const start = await this.deps.store.getCommand(`start:${id}`);
-      if (start?.state === "PENDING") throw new RetryLater();
-      return;
-    }
-    const def = await this.definition(inst);
-    const final = isFinalInstanceState(inst.state);
-    switch (cmd.type) {
-      case "STOP":
-      case "PAUSE": {
-        if (final) return this.notifyParent(inst);
-        const target: InstanceState = cmd.type === "STOP" ? "STOPPING" : "PAUSING";
-        if (cmd.type === "PAUSE" && inst.state !== "RUNNING") return; // pausing or halted already
-        if (inst.state !== target && !(cmd.type === "STOP" && inst.state === "STOPPING")) {
-          // Recorded first: from here on no decision dispatches anything new.
-          const halted: InstanceRecord = { ...inst, state: target, rev: inst.rev + 1 };
-          assertInstanceTransition(inst.state, target);
-          if (!(await this.write(halted))) throw new RetryLater();
-          inst = halted;
-        }
-        const mode = cmd.type === "STOP" ? "kill" : "pause";
-        const reason = cmd.type === "STOP" ? "stopped" : "paused before it started";
-        const outcomes = await haltActive(this.deps, inst, def, inst.progress, mode, reason);
-        await this.applyAndCommit(inst, def, outcomes);
-        return;
-      }
-      case "RESUME": {
-        if (inst.state !== "PAUSED" && inst.state !== "PAUSING") return;
-        const running = { ...inst, state: "RUNNING" as const };
-        const result = resumeProgress(this.context(running, def), inst.progress);
-        if (!(await this.commit(inst, def, result, { state: "RUNNING" }))) throw new RetryLater();
-        return;
-      }
-      case "RERUN":
-      case "RECOVER_FAILED": {
-        if (!final) return;
-        if (cmd.type === "RECOVER_FAILED" && inst.state === "SUCCESS") return;
-        const patch: Partial<InstanceRecord> = {
-          ...(await this.runPatch(inst, def, "RUNNING")),
-          commandType: cmd.type,
-          runs: (inst.runs ?? 1) + 1,
-          ...(cmd.type === "RERUN" ? { outputs: {} } : {}),
-        };
-        const ctx = this.context({ ...inst, ...patch }, def);
-        const result =
-          cmd.type === "RERUN"
-            ? rerunProgress(ctx, inst.progress)
-            : recoverProgress(ctx, inst.progress);
-        if (!(await this.commit(inst, def, result, patch))) throw new RetryLater();
-        return;
-      }
-    }
-  }
-
   /** Applies outcomes the dispatcher found itself (halts, timeouts) and writes the result. */
-  private async applyAndCommit(
+  /** @internal (lib/engine/control.ts) */
+  async applyAndCommit(
     inst: InstanceRecord,
     def: LoadedDefinition,
     outcomes: TaskOutcome[],
     patch: Partial<InstanceRecord> = {},
   ): Promise<void> {
     const ctx = this.context({ ...inst, ...patch }, def);
-    await this.releaseGroups(inst, def, outcomes);
+    await releaseGroups(this.deps, inst, def, outcomes);
     let result = applyOutcomes(ctx, inst.progress, outcomes);
     if (!result.changed) result = restProgress(ctx, inst.progress);
     if (!(await this.commit(inst, def, result, patch))) throw new RetryLater();
   }
 
-  /** The workflow's `timeoutSeconds` ran out: active tasks are killed and it ends FAILURE. */
-  async handleTimeout(instanceId: string, deadlineAt: number): Promise<void> {
-    this.instances.delete(instanceId);
-    const inst = await this.deps.store.getInstance(instanceId);
-    if (!inst || isFinalInstanceState(inst.state) || inst.timedOutAt !== undefined) return;
-    // A rerun moved the deadline: this timer belongs to an earlier run.
-    if (inst.deadlineAt !== deadlineAt || this.deps.now() < deadlineAt) return;
-    const def = await this.definition(inst);
-    const limit = def.definition.timeoutSeconds ?? 0;
-    const patch: Partial<InstanceRecord> = {
-      timedOutAt: this.deps.now(),
-      error: `the workflow timed out after ${limit}s`,
-    };
-    const halted = { ...inst, ...patch };
-    const outcomes = await haltActive(
-      this.deps,
-      halted,
-      def,
-      inst.progress,
-      "kill",
-      "workflow timed out",
-    );
-    await this.applyAndCommit(inst, def, outcomes, patch);
-  }
-
-  /** A DEPENDENT task's re-check timer fired. */
+  /** A logic task's timer fired: a DEPENDENT re-check, or the end of a logic task's retry interval. */
   async handleCheck(instanceId: string, code: string, attempt: number): Promise<void> {
     const inst = await this.load(instanceId, true);
     if (!inst || isFinalInstanceState(inst.state) || haltOf(inst)) return;
     const def = await this.definition(inst);
     const index = def.dag.indexOf(code);
-    const task = index === undefined ? undefined : def.definition.tasks[index];
-    if (index === undefined || task?.type !== "DEPENDENT") return;
+    if (index === undefined || def.kinds[index] === "worker") return;
     if (inst.progress.slots[index] !== SLOT.ACTIVE || attemptOf(inst.progress, index) !== attempt)
       return;
-    const outcome = await runDependent(this.deps, inst, task, { index, attempt });
+    const outcome = await runLogicTask(this.deps, inst, def, inst.progress, { index, attempt });
     if (outcome) await this.applyAndCommit(inst, def, [outcome]);
   }
 
@@ -442,13 +356,18 @@ export class Dispatcher {
             );
           }
         }
+        // A child paused on its own (not by this instance's pause) reports PAUSED: the parent
+        // task waits on until the child is resumed and reports its result.
+        if (task.type === "SUB_WORKFLOW" && state === "PAUSED" && haltOf(inst) !== "pause") {
+          continue;
+        }
         if (live && isLogicTaskType(task.type) && state !== "PAUSED") {
           // A sub-workflow's report: its record shows the mirrored result.
           await finishLogicRecord(this.deps, instanceId, e.code, e.attempt, state, e.error);
         }
         outcomes.push({ index, attempt: e.attempt, state });
       }
-      await this.releaseGroups(inst, def, outcomes);
+      await releaseGroups(this.deps, inst, def, outcomes);
       const result = applyOutcomes(this.context(inst, def), inst.progress, outcomes);
       if (await this.commit(inst, def, result, outputsChanged ? { outputs } : {})) return;
       this.instances.delete(instanceId);
@@ -462,7 +381,7 @@ export class Dispatcher {
     def: LoadedDefinition,
     events: readonly TaskEvent[],
   ): Promise<boolean> {
-    await this.notifyParent(inst); // a report lost in a crash after the final write
+    await notifyParent(this.deps, inst); // a report lost in a crash after the final write
     let progress = inst.progress;
     for (const e of events) {
       const index = def.dag.indexOf(e.code);
@@ -473,24 +392,6 @@ export class Dispatcher {
     return this.write({ ...inst, progress, rev: inst.rev + 1 });
   }
 
-  /** Frees the task-group slots of attempts that ended, handing them to the next waiters. */
-  private async releaseGroups(
-    inst: InstanceRecord,
-    def: LoadedDefinition,
-    outcomes: readonly TaskOutcome[],
-  ): Promise<void> {
-    for (const o of outcomes) {
-      const task = def.definition.tasks[o.index];
-      if (!task?.taskGroup) continue;
-      if (o.state === "RUNNING" || o.state === "SUBMITTED" || o.state === "DISPATCHED") continue;
-      await this.deps.gate.release(
-        task.taskGroup,
-        { instanceId: inst.instanceId, code: task.code, attempt: o.attempt },
-        (w) => grantTaskGroupSlot(this.deps, w),
-      );
-    }
-  }
-
   /**
    * Carries out a decision and records it with one conditional write: worker tasks are sent,
    * logic tasks decided (their outcomes applied in turn, until nothing more is decided at once),
@@ -498,7 +399,8 @@ export class Dispatcher {
    * @param patch instance fields that change with this write (state of a control command…).
    * @returns false when the instance changed meanwhile (nothing recorded).
    */
-  private async commit(
+  /** @internal (lib/engine/control.ts) */
+  async commit(
     inst: InstanceRecord,
     def: LoadedDefinition,
     first: AdvanceResult,
@@ -514,6 +416,18 @@ export class Dispatcher {
       const logic = result.dispatch.filter((o) => def.kinds[o.index] !== "worker");
       const now: TaskOutcome[] = await dispatchTasks(this.deps, next, def, worker);
       for (const o of logic) {
+        if (o.delaySeconds > 0) {
+          // A logic task's retry waits its interval on a timer, then is decided again.
+          await this.deps.timers.putTimer({
+            id: `check:${next.instanceId}:${def.dag.codes[o.index]}:${o.attempt}`,
+            dueAt: this.deps.now() + o.delaySeconds * 1000,
+            kind: LOGIC_CHECK_TIMER,
+            instanceId: next.instanceId,
+            code: def.dag.codes[o.index] as string,
+            attempt: o.attempt,
+          });
+          continue;
+        }
         const decided = await runLogicTask(this.deps, next, def, result.progress, o);
         if (decided) now.push(decided);
       }
@@ -531,12 +445,12 @@ export class Dispatcher {
         );
       }
       if (now.length === 0) break;
-      await this.releaseGroups(next, def, now);
+      await releaseGroups(this.deps, next, def, now);
       const applied = applyOutcomes(ctx, result.progress, now);
       if (!applied.changed) break;
       result = applied;
     }
-    await this.recordSkipped(next, def, inst.progress.slots, result.progress);
+    await recordSkipped(this.deps, next, def, inst.progress.slots, result.progress);
     next.progress = result.progress;
     next.rev = inst.rev + 1;
     const via = next.state;
@@ -547,61 +461,13 @@ export class Dispatcher {
     if (via !== inst.state) assertInstanceTransition(inst.state, via);
     if (next.state !== via) assertInstanceTransition(via, next.state);
     const ok = await this.write(next);
-    if (ok && next.state !== inst.state) await this.notifyParent(next);
+    if (ok && next.state !== inst.state) await notifyParent(this.deps, next);
     return ok;
   }
 
-  /** Task instances for tasks a branch decision skipped, so that the API shows them SKIPPED. */
-  private async recordSkipped(
-    inst: InstanceRecord,
-    def: LoadedDefinition,
-    before: string,
-    after: Progress,
-  ): Promise<void> {
-    const skipped: number[] = [];
-    for (let i = 0; i < after.slots.length; i++) {
-      if (after.slots[i] === SLOT.SKIPPED && before[i] !== SLOT.SKIPPED) skipped.push(i);
-    }
-    const now = this.deps.now();
-    await mapLimit(skipped, 16, async (i) => {
-      const task = def.definition.tasks[i] as TaskDefinition;
-      await this.deps.store.putTaskInstance({
-        instanceId: inst.instanceId,
-        workflow: inst.workflow,
-        code: task.code,
-        attempt: attemptOf(after, i),
-        type: task.type,
-        state: "SKIPPED",
-        priority: task.priority,
-        workerGroup: task.workerGroup,
-        submittedAt: now,
-        endedAt: now,
-      });
-    });
-  }
-
-  /** A sub-workflow instance that ended or paused reports to its parent task attempt. */
-  private async notifyParent(inst: InstanceRecord): Promise<void> {
-    if (!inst.parent) return;
-    const state = mirrorChildState(inst.state);
-    if (!state) return;
-    await this.deps.queues.sendEvents([
-      {
-        kind: "task",
-        instanceId: inst.parent.instanceId,
-        code: inst.parent.code,
-        attempt: inst.parent.attempt,
-        state,
-        seq: inst.rev,
-        ...(state === "FAILURE"
-          ? { error: `sub-workflow instance ${inst.instanceId} failed` }
-          : {}),
-      },
-    ]);
-  }
-
   /** The conditional instance write; keeps the cache in step with what was written. */
-  private async write(next: InstanceRecord): Promise<boolean> {
+  /** @internal (lib/engine/control.ts) */
+  async write(next: InstanceRecord): Promise<boolean> {
     const ok = await this.deps.store.updateInstance(next);
     if (!ok || isFinalInstanceState(next.state)) {
       this.instances.delete(next.instanceId);

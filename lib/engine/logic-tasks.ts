@@ -32,8 +32,11 @@ import { baseTimeOf, type EngineDeps, taskParams } from "./engine-deps.js";
 /** Sub-workflows nest at most this deep (a workflow that starts itself would never end). */
 export const MAX_SUB_WORKFLOW_DEPTH = 8;
 
-/** Timer kind of a DEPENDENT re-check (lib/engine/sweeper.ts). */
-export const DEPENDENT_CHECK_TIMER = "dependent-check";
+/**
+ * Timer kind that has the dispatcher decide a logic task again: a DEPENDENT re-check, or the end
+ * of a logic task's retry interval (lib/engine/sweeper.ts sends a `check` event).
+ */
+export const LOGIC_CHECK_TIMER = "logic-check";
 
 /** Instances of one workflow read for one DEPENDENT item, at most. */
 const DEPENDENT_SCAN_LIMIT = 2_000;
@@ -299,7 +302,7 @@ export async function runDependent(
   await deps.timers.putTimer({
     id: `check:${inst.instanceId}:${task.code}:${order.attempt}`,
     dueAt: now + task.checkIntervalSeconds * 1000,
-    kind: DEPENDENT_CHECK_TIMER,
+    kind: LOGIC_CHECK_TIMER,
     instanceId: inst.instanceId,
     code: task.code,
     attempt: order.attempt,

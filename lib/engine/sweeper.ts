@@ -9,7 +9,7 @@ import type { TaskGroupHolder } from "../store/task-groups.js";
 import type { TimerRecord } from "../store/timers.js";
 import { INSTANCE_TIMEOUT_TIMER } from "./dispatcher.js";
 import type { EngineDeps } from "./engine-deps.js";
-import { DEPENDENT_CHECK_TIMER } from "./logic-tasks.js";
+import { LOGIC_CHECK_TIMER } from "./logic-tasks.js";
 import {
   grantTaskGroupSlot,
   type PendingSend,
@@ -74,7 +74,7 @@ export class Sweeper {
           { kind: "timeout", instanceId: t.instanceId, deadlineAt: t.dueAt },
         ]);
         return;
-      case DEPENDENT_CHECK_TIMER:
+      case LOGIC_CHECK_TIMER:
         await queues.sendEvents([
           {
             kind: "check",

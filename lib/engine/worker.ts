@@ -279,8 +279,16 @@ export class Worker {
           log.write(`shoal: ${outError}`);
           return { state: "FAILURE", error: outError };
         }
-        const shellOuts = outs.toRecord();
-        if (Object.keys(shellOuts).length > 0) result.outputs = { ...shellOuts, ...result.outputs };
+        // OUT values from the plugin (HTTP JSON paths) go through the same limits.
+        for (const [name, value] of Object.entries(result.outputs ?? {})) {
+          const problem = outs.set(name, value);
+          if (problem) {
+            log.write(`shoal: ${problem}`);
+            return { state: "FAILURE", error: problem };
+          }
+        }
+        const all = outs.toRecord();
+        if (Object.keys(all).length > 0) result.outputs = all;
       }
       // Killed by the shutdown (not a result of its own): hand it back for failover.
       return this.shuttingDown && result.state === "KILLED" ? "shutdown" : result;

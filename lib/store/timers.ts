@@ -15,7 +15,7 @@ export interface TimerRecord {
   id: string;
   /** When it fires, epoch ms (0 .. 10^15 - 1). */
   dueAt: number;
-  /** What to do (the sweeper's switch), e.g. `retry`, `workflow-timeout`, `dependent-check`. */
+  /** What to do (the sweeper's switch), e.g. `release-task`, `instance-timeout`, `logic-check`. */
   kind: string;
   instanceId: string;
   code?: string;

@@ -3,10 +3,11 @@
  * Logic tasks through the HTTP API of a real `shoal standalone`: CONDITIONS, SWITCH,
  * SUB_WORKFLOW (result mirrored, stop cascading to the child) and DEPENDENT.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { until } from "../helpers/poll.js";
 import {
   api,
@@ -164,6 +165,39 @@ describe("logic tasks in shoal standalone", () => {
     expect(byCode(failed).after).toBeUndefined();
   });
 
+  it("a failed SUB_WORKFLOW is retried after its interval with a new child", async () => {
+    const marker = join(dir, "child-ran-once");
+    await put("flaky-child", {
+      tasks: [
+        {
+          code: "once",
+          type: "SHELL",
+          command: `if [ -f ${marker} ]; then exit 0; fi; touch ${marker}; exit 1`,
+        },
+      ],
+    });
+    await put("retrying-parent", {
+      tasks: [
+        {
+          code: "sub",
+          type: "SUB_WORKFLOW",
+          workflow: "flaky-child",
+          retries: 1,
+          retryIntervalSeconds: 2,
+        },
+      ],
+    });
+    const done = await run("retrying-parent");
+    expect(done.state).toBe("SUCCESS");
+    const attempts = (
+      await api(sa.url, "GET", `/v1/instances/${done.instanceId}/tasks/sub/attempts`)
+    ).body.items as Array<Task & { startedAt: string; endedAt: string }>;
+    expect(attempts.map((a) => a.state)).toEqual(["FAILURE", "SUCCESS"]);
+    expect(attempts[0]?.subInstanceId).not.toBe(attempts[1]?.subInstanceId);
+    const gap = Date.parse(attempts[1]?.startedAt ?? "") - Date.parse(attempts[0]?.endedAt ?? "");
+    expect(gap).toBeGreaterThanOrEqual(1_900);
+  }, 60_000);
+
   it("stopping the parent stops the child", async () => {
     await put("slow-child", { tasks: [{ code: "wait", type: "SHELL", command: "sleep 60" }] });
     await put("slow-parent", {
@@ -253,6 +287,27 @@ describe("logic tasks in shoal standalone", () => {
       "SUCCESS",
       "SKIPPED",
     ]);
+  });
+
+  it("examples/data-quality.yaml takes the branch its OUT value and parameters choose", async () => {
+    const { name: _n, ...def } = parse(
+      readFileSync(new URL("../../examples/data-quality.yaml", import.meta.url), "utf8"),
+    );
+    await put("data-quality", def);
+    const good = byCode(await run("data-quality"));
+    expect(good.count?.state).toBe("SUCCESS");
+    expect(good.gate?.branch).toEqual(["publish"]);
+    expect([good.publish?.state, good.quarantine?.state]).toEqual(["SUCCESS", "SKIPPED"]);
+    expect([good.done?.state, good.alert?.state]).toEqual(["SUCCESS", "SKIPPED"]);
+    const strict = await run("data-quality", { params: { threshold: "1000" } });
+    expect(strict.state).toBe("SUCCESS"); // the failure is handled by the CONDITIONS task
+    const s = byCode(strict);
+    expect([s.publish?.state, s.quarantine?.state]).toEqual(["SKIPPED", "FAILURE"]);
+    expect([s.done?.state, s.alert?.state]).toEqual(["SKIPPED", "SUCCESS"]);
+    const log = await api(sa.url, "GET", `/v1/instances/${strict.instanceId}/tasks/quarantine/log`);
+    expect(log.body.lines.map((l: { message: string }) => l.message).join("\n")).toMatch(
+      /only 150 rows of \d{8}, fewer than 1000: quarantined/,
+    );
   });
 
   it("a SUB_WORKFLOW must name another existing workflow", async () => {

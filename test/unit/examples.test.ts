@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { TASK_TYPES } from "../../lib/core/model.js";
+import { parseWorkflowDefinition } from "../../lib/core/validate.js";
 import { convertWfcommons } from "../../lib/import/wfcommons.js";
 import { readWfcommonsFile, WFCOMMONS_DIR } from "../../lib/import/wfcommons-file.js";
 
@@ -48,7 +50,9 @@ const files = readdirSync(EXAMPLES).filter((f) => f.endsWith(".yaml"));
 
 describe("examples/*.yaml", () => {
   it("contains the shipped examples", () => {
-    expect(files).toEqual(expect.arrayContaining(["etl-report.yaml", "montage.yaml"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["data-quality.yaml", "etl-report.yaml", "montage.yaml"]),
+    );
   });
 
   for (const file of files) {
@@ -61,11 +65,13 @@ describe("examples/*.yaml", () => {
       expect(codes.size).toBe(wf.tasks.length);
       for (const t of wf.tasks) {
         expect(t.code).toMatch(CODE);
-        expect(["SHELL", "HTTP"]).toContain(t.type);
+        expect(TASK_TYPES as readonly string[]).toContain(t.type);
         if (t.type === "SHELL") expect(typeof t.command).toBe("string");
         for (const u of t.upstream ?? []) expect(codes.has(u), `${t.code} → ${u}`).toBe(true);
       }
       expect(() => topologicalOrder(wf.tasks)).not.toThrow();
+      const { name: _name, ...body } = wf;
+      expect(() => parseWorkflowDefinition(body)).not.toThrow(); // every rule of the API
       for (const value of Object.values((wf.params ?? {}) as object)) {
         expect(typeof value).toBe("string");
       }
