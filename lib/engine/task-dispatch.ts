@@ -56,12 +56,11 @@ export async function dispatchTasks(
     code: tasks[o.index]?.code ?? "",
   });
   const sorted = [...orders].sort((a, b) => compareDispatch(key(a), key(b)));
-  const failed: TaskOutcome[] = [];
   const direct: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }> = [];
-  // Items and messages go out together: a worker that gets the message first creates the
-  // item with its claim (same fields), and the put then finds it there. Both are done before
-  // the instance write that records the decision.
-  await mapLimit(sorted, 32, async (o) => {
+  const directPuts: TaskInstanceRecord[] = [];
+  const held: Array<{ record: TaskInstanceRecord; pending: PendingSend; index: number }> = [];
+  const unresolved: Array<{ record: TaskInstanceRecord; index: number; error: string }> = [];
+  for (const o of sorted) {
     const task = tasks[o.index] as WorkerTaskDefinition;
     const record: TaskInstanceRecord = {
       instanceId: inst.instanceId,
@@ -81,11 +80,9 @@ export async function dispatchTasks(
       params = taskParams(inst, def, o.index, o.attempt);
     } catch (e) {
       if (!(e instanceof ParamError)) throw e;
-      await failBeforeStart(deps, record, e.message);
-      failed.push({ index: o.index, attempt: o.attempt, state: "FAILURE" });
-      return;
+      unresolved.push({ record, index: o.index, error: e.message });
+      continue;
     }
-    await deps.store.putTaskInstance(record); // false = there already: fine
     const message: TaskMessage = {
       instanceId: inst.instanceId,
       workflow: inst.workflow,
@@ -99,17 +96,42 @@ export async function dispatchTasks(
       params,
       baseTime: baseTimeOf(inst),
     };
-    const pending: PendingSend = {
-      message,
-      workerGroup: task.workerGroup,
-      releaseAt: now + o.delaySeconds * 1000,
-    };
-    if (task.taskGroup) {
+    if (task.taskGroup || o.delaySeconds > MAX_SQS_DELAY_SECONDS) {
+      const pending = {
+        message,
+        workerGroup: task.workerGroup,
+        releaseAt: now + o.delaySeconds * 1000,
+      };
+      held.push({ record, pending, index: o.index });
+    } else {
+      directPuts.push(record);
+      direct.push({ message, workerGroup: task.workerGroup, delaySeconds: o.delaySeconds });
+    }
+  }
+  const failed: TaskOutcome[] = [];
+  await Promise.all([
+    // Items and messages go out together: a worker that gets the message first creates the
+    // item with its claim (same fields), and the put then finds it there. Both are done before
+    // the instance write that records the decision.
+    mapLimit(directPuts, 32, (r) => deps.store.putTaskInstance(r)), // false = there already
+    deps.queues.sendTasks(direct),
+    mapLimit(unresolved, 16, async (u) => {
+      await failBeforeStart(deps, u.record, u.error);
+      failed.push({ index: u.index, attempt: u.record.attempt, state: "FAILURE" });
+    }),
+    // A task-group waiter or a timer refers to the item: it is written first.
+    mapLimit(held, 16, async ({ record, pending, index }) => {
+      await deps.store.putTaskInstance(record);
+      const task = tasks[index] as WorkerTaskDefinition;
+      if (!task.taskGroup) {
+        await sendPending(deps, pending);
+        return;
+      }
       const waiter: TaskGroupWaiter = {
         group: task.taskGroup,
         instanceId: inst.instanceId,
         code: task.code,
-        attempt: o.attempt,
+        attempt: record.attempt,
         taskGroupPriority: task.taskGroupPriority,
         instancePriority: inst.priority,
         taskPriority: task.priority,
@@ -120,14 +142,11 @@ export async function dispatchTasks(
       const got = await deps.gate.acquire(waiter);
       if (got === "unknown-group") {
         await failBeforeStart(deps, record, `task group '${task.taskGroup}' does not exist`);
-        failed.push({ index: o.index, attempt: o.attempt, state: "FAILURE" });
+        failed.push({ index, attempt: record.attempt, state: "FAILURE" });
       } else if (got === "acquired") await grantTaskGroupSlot(deps, waiter);
-      return; // "waiting": the gate sends it when a slot frees (grantTaskGroupSlot)
-    }
-    if (o.delaySeconds > MAX_SQS_DELAY_SECONDS) await sendPending(deps, pending);
-    else direct.push({ message, workerGroup: task.workerGroup, delaySeconds: o.delaySeconds });
-  });
-  await deps.queues.sendTasks(direct);
+      // "waiting": the gate sends it when a slot frees (grantTaskGroupSlot)
+    }),
+  ]);
   return failed;
 }
 
