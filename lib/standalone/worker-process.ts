@@ -58,7 +58,9 @@ export async function runWorkerProcess(opts: {
     prefetch: Math.min(10, opts.concurrency),
     deliverTwice: process.env.SHOAL_TEST_DELIVER_TWICE === "true",
     waitSeconds: 20,
-    receiveVisibilitySeconds: 20,
+    // Short, so that a message a killed poller received comes back soon; at least two lease
+    // renewals, the first of which extends it (lib/engine/worker.ts).
+    receiveVisibilitySeconds: Math.max(20, Math.ceil((config.leaseRenewMs / 1000) * 2)),
     region: process.env.AWS_REGION ?? "us-east-1",
     handler: (event) => runtime.worker.handleBatch(event.Records),
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),
