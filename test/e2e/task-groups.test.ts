@@ -3,7 +3,7 @@
  * workflows, and a `shoal worker` killed with `kill -9` mid-task loses nothing: the task runs
  * again elsewhere (exactly one attempt SUCCESS) and the group's slot comes back.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,13 +90,11 @@ describe("task groups and failover in shoal standalone", () => {
     const first = startWorkerProcess(dataDir, ["--group", "remote", "--concurrency", "1"]);
     await first.ready();
     const id = (await api(sa.url, "POST", "/v1/workflows/survives/runs", {})).body.instanceId;
-    await until(
-      async () => {
-        const t = (await api(sa.url, "GET", `/v1/instances/${id}`)).body.tasks?.[0];
-        return t?.state === "RUNNING";
-      },
-      { timeoutMs: 30_000, what: "the task to run on the first worker" },
-    );
+    // The task's process has started on the first worker once it wrote its attempt number.
+    await until(() => existsSync(runs) && readFileSync(runs, "utf8").includes("1"), {
+      timeoutMs: 30_000,
+      what: "the task to run on the first worker",
+    });
     await first.stop("SIGKILL");
     const second = startWorkerProcess(dataDir, ["--group", "remote", "--concurrency", "1"]);
     try {
