@@ -1,6 +1,7 @@
 /** What the API handler needs; built once per process (functions/api) or by the tests. */
 import type { TaskLogs } from "../logs/task-log.js";
 import type { Queues } from "../queue/sqs-queues.js";
+import type { BackfillStore, FireStore, ScheduleStore, TriggerStore } from "../store/schedules.js";
 import type { Store } from "../store/store.js";
 import type { TaskGroupStore } from "../store/task-groups.js";
 
@@ -10,6 +11,13 @@ export interface ApiDeps {
   logs: TaskLogs;
   /** Task groups (`/v1/task-groups`). */
   taskGroups: TaskGroupStore;
+  /** Schedules, their fire ledger, backfills and triggers. */
+  scheduling?: {
+    schedules: ScheduleStore;
+    fires: FireStore;
+    backfills: BackfillStore;
+    triggers: TriggerStore;
+  };
   now: () => number;
   /** Package version, for /v1/health. */
   version: string;

@@ -12,7 +12,10 @@ import {
   TASK_TYPES,
 } from "../core/model.js";
 import { runSchema, workflowSchema } from "../core/validate.js";
+import { backfillSchema } from "./backfills.js";
+import { scheduleSchema } from "./schedules.js";
 import { taskGroupSchema } from "./task-groups.js";
+import { eventsSchema, triggerSchema } from "./triggers.js";
 
 type Json = Record<string, unknown>;
 
@@ -47,6 +50,28 @@ const limitParam = {
   schema: { type: "integer", minimum: 1, maximum: 200, default: 50 },
 };
 const tokenParam = { name: "nextToken", in: "query", schema: { type: "string" } };
+const scheduleState = (state: string) => ({
+  post: {
+    operationId: `schedule${state[0]?.toUpperCase()}${state.slice(1)}`,
+    summary: `set the schedule ${state.toUpperCase()}`,
+    parameters: [idParam],
+    responses: {
+      "200": { description: "the schedule", ...json(ref("Schedule")) },
+      "404": error("no such schedule"),
+    },
+  },
+});
+const backfillControl = (verb: string) => ({
+  post: {
+    operationId: `${verb}Backfill`,
+    parameters: [idParam],
+    responses: {
+      "202": { description: "accepted", ...json(ref("Backfill")) },
+      "404": error("no such backfill"),
+      "409": error("its state does not allow it"),
+    },
+  },
+});
 const control = (verb: string, summary: string) => ({
   post: {
     operationId: `${verb}Instance`,
@@ -260,6 +285,173 @@ export function openApiDocument(version: string): Json {
           },
         },
       },
+      "/v1/schedules": {
+        post: {
+          operationId: "createSchedule",
+          summary: "create a cron, rate or one-time schedule of a workflow",
+          requestBody: { required: true, ...json(ref("ScheduleBody")) },
+          responses: {
+            "201": {
+              description: "created, with its id and nextFireTime",
+              ...json(ref("Schedule")),
+            },
+            "400": error("invalid body, expression or time zone"),
+          },
+        },
+        get: {
+          operationId: "listSchedules",
+          parameters: [
+            { name: "workflow", in: "query", schema: { type: "string" } },
+            limitParam,
+            tokenParam,
+          ],
+          responses: { "200": { description: "newest first", ...json(page("Schedule")) } },
+        },
+      },
+      "/v1/schedules/{id}": {
+        get: {
+          operationId: "getSchedule",
+          parameters: [idParam],
+          responses: {
+            "200": { description: "the schedule", ...json(ref("Schedule")) },
+            "404": error("no such schedule"),
+          },
+        },
+        put: {
+          operationId: "putSchedule",
+          parameters: [idParam],
+          requestBody: { required: true, ...json(ref("ScheduleBody")) },
+          responses: {
+            "200": {
+              description: "replaced; the next fire is computed from now",
+              ...json(ref("Schedule")),
+            },
+            "400": error("invalid body"),
+            "404": error("no such schedule"),
+            "409": error("changed concurrently"),
+          },
+        },
+        delete: {
+          operationId: "deleteSchedule",
+          parameters: [idParam],
+          responses: { "204": { description: "deleted" }, "404": error("no such schedule") },
+        },
+      },
+      "/v1/schedules/{id}/online": scheduleState("online"),
+      "/v1/schedules/{id}/offline": scheduleState("offline"),
+      "/v1/schedules/{id}/preview": {
+        get: {
+          operationId: "previewSchedule",
+          parameters: [
+            idParam,
+            {
+              name: "count",
+              in: "query",
+              schema: { type: "integer", minimum: 1, maximum: 1000, default: 10 },
+            },
+          ],
+          responses: {
+            "200": {
+              description: "the next nominal fire times",
+              ...json({ type: "object", properties: { items: { type: "array", items: iso } } }),
+            },
+            "404": error("no such schedule"),
+          },
+        },
+      },
+      "/v1/schedules/{id}/fires": {
+        get: {
+          operationId: "listFires",
+          summary: "the fire ledger: every nominal time and what was decided",
+          parameters: [
+            idParam,
+            { name: "from", in: "query", schema: iso },
+            { name: "to", in: "query", schema: iso },
+            limitParam,
+            tokenParam,
+          ],
+          responses: {
+            "200": { description: "oldest first", ...json(page("Fire")) },
+            "404": error("no such schedule"),
+          },
+        },
+      },
+      "/v1/workflows/{name}/backfill": {
+        post: {
+          operationId: "createBackfill",
+          summary: "run a workflow for past nominal times (complement data)",
+          parameters: [nameParam],
+          requestBody: { required: true, ...json(ref("BackfillBody")) },
+          responses: {
+            "200": {
+              description: "dryRun: the nominal times it would run",
+              ...json({
+                type: "object",
+                properties: { nominalTimes: { type: "array", items: iso } },
+              }),
+            },
+            "202": { description: "started", ...json(ref("Backfill")) },
+            "400": error("invalid body"),
+            "404": error("no such workflow"),
+            "409": error("the workflow is OFFLINE"),
+          },
+        },
+      },
+      "/v1/backfills/{id}": {
+        get: {
+          operationId: "getBackfill",
+          parameters: [idParam],
+          responses: {
+            "200": { description: "the backfill's progress", ...json(ref("Backfill")) },
+            "404": error("no such backfill"),
+          },
+        },
+      },
+      "/v1/backfills/{id}/pause": backfillControl("pause"),
+      "/v1/backfills/{id}/resume": backfillControl("resume"),
+      "/v1/backfills/{id}/cancel": backfillControl("cancel"),
+      "/v1/triggers": {
+        post: {
+          operationId: "createTrigger",
+          summary: "start a workflow when an event matches an EventBridge pattern",
+          requestBody: { required: true, ...json(ref("TriggerBody")) },
+          responses: {
+            "201": { description: "created", ...json(ref("Trigger")) },
+            "400": error("invalid pattern, path or body"),
+          },
+        },
+        get: {
+          operationId: "listTriggers",
+          parameters: [limitParam, tokenParam],
+          responses: { "200": { description: "triggers", ...json(page("Trigger")) } },
+        },
+      },
+      "/v1/triggers/{id}": {
+        get: {
+          operationId: "getTrigger",
+          parameters: [idParam],
+          responses: {
+            "200": { description: "the trigger", ...json(ref("Trigger")) },
+            "404": error("no such trigger"),
+          },
+        },
+        delete: {
+          operationId: "deleteTrigger",
+          parameters: [idParam],
+          responses: { "204": { description: "deleted" }, "404": error("no such trigger") },
+        },
+      },
+      "/v1/events": {
+        post: {
+          operationId: "putEvents",
+          summary: "standalone: deliver PutEvents-shaped entries to the triggers",
+          requestBody: { required: true, ...json(schemaOf(eventsSchema)) },
+          responses: {
+            "200": { description: "the event ids and the runs each started" },
+            "400": error("invalid entries"),
+          },
+        },
+      },
       "/v1/task-groups": {
         get: {
           operationId: "listTaskGroups",
@@ -358,6 +550,57 @@ export function openApiDocument(version: string): Json {
         WorkflowDefinition: schemaOf(workflowSchema),
         RunRequest: schemaOf(runSchema),
         TaskGroupBody: schemaOf(taskGroupSchema),
+        ScheduleBody: schemaOf(scheduleSchema),
+        Schedule: {
+          type: "object",
+          description:
+            "the body's fields plus id, state, nextFireTime, queued, createdAt, updatedAt",
+          properties: {
+            id: { type: "string" },
+            workflow: { type: "string" },
+            state: { enum: ["ONLINE", "OFFLINE"] },
+            nextFireTime: iso,
+            createdAt: iso,
+            updatedAt: iso,
+          },
+          additionalProperties: true,
+        },
+        Fire: {
+          type: "object",
+          properties: {
+            nominalTime: iso,
+            actualTime: iso,
+            latenessMs: { type: "integer" },
+            decision: { enum: ["FIRED", "SKIPPED_MISFIRE", "DISCARDED_OVERLAP", "QUEUED_SERIAL"] },
+            instanceId: { type: "string" },
+          },
+        },
+        BackfillBody: schemaOf(backfillSchema),
+        Backfill: {
+          type: "object",
+          properties: {
+            id: { type: "string" },
+            workflow: { type: "string" },
+            state: { enum: ["RUNNING", "PAUSED", "CANCELLED", "SUCCESS", "FAILURE"] },
+            total: { type: "integer" },
+            done: { type: "integer" },
+            running: { type: "integer" },
+            failed: { type: "integer" },
+            pending: { type: "integer" },
+          },
+        },
+        TriggerBody: schemaOf(triggerSchema),
+        Trigger: {
+          type: "object",
+          properties: {
+            id: { type: "string" },
+            workflow: { type: "string" },
+            eventPattern: { type: "object" },
+            params: { type: "object", additionalProperties: { type: "string" } },
+            debounceSeconds: { type: "integer" },
+            createdAt: iso,
+          },
+        },
         TaskGroup: {
           type: "object",
           properties: {

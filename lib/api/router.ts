@@ -4,11 +4,14 @@
  */
 import { notFound, ShoalError } from "../core/errors.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+import * as bf from "./backfills.js";
 import type { ApiDeps } from "./deps.js";
 import { errorResult, json } from "./http.js";
 import * as inst from "./instances.js";
 import { openApiDocument } from "./openapi.js";
+import * as sc from "./schedules.js";
 import * as tg from "./task-groups.js";
+import * as tr from "./triggers.js";
 import * as wf from "./workflows.js";
 
 type Handler = (deps: ApiDeps, params: string[], event: HttpApiEvent) => Promise<HttpApiResult>;
@@ -38,6 +41,39 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
     /^\/v1\/instances\/([^/]+)\/tasks\/([^/]+)\/force-success$/,
     (d, [i, c], e) => inst.forceSuccess(d, i as string, c as string, e),
   ],
+  ["POST", /^\/v1\/schedules$/, (d, _p, e) => sc.createSchedule(d, e)],
+  ["GET", /^\/v1\/schedules$/, (d, _p, e) => sc.listSchedules(d, e)],
+  ["GET", /^\/v1\/schedules\/([^/]+)$/, (d, [i]) => sc.getSchedule(d, i as string)],
+  ["PUT", /^\/v1\/schedules\/([^/]+)$/, (d, [i], e) => sc.putSchedule(d, i as string, e)],
+  ["DELETE", /^\/v1\/schedules\/([^/]+)$/, (d, [i]) => sc.deleteSchedule(d, i as string)],
+  [
+    "POST",
+    /^\/v1\/schedules\/([^/]+)\/(online|offline)$/,
+    (d, [i, s], e) =>
+      sc.setScheduleState(d, i as string, (s as string).toUpperCase() as "ONLINE" | "OFFLINE", e),
+  ],
+  [
+    "GET",
+    /^\/v1\/schedules\/([^/]+)\/preview$/,
+    (d, [i], e) => sc.previewSchedule(d, i as string, e),
+  ],
+  ["GET", /^\/v1\/schedules\/([^/]+)\/fires$/, (d, [i], e) => sc.listFires(d, i as string, e)],
+  [
+    "POST",
+    /^\/v1\/workflows\/([^/]+)\/backfill$/,
+    (d, [n], e) => bf.createBackfill(d, n as string, e),
+  ],
+  ["GET", /^\/v1\/backfills\/([^/]+)$/, (d, [i]) => bf.getBackfill(d, i as string)],
+  [
+    "POST",
+    /^\/v1\/backfills\/([^/]+)\/(pause|resume|cancel)$/,
+    (d, [i, v], e) => bf.controlBackfill(d, i as string, v as "pause" | "resume" | "cancel", e),
+  ],
+  ["POST", /^\/v1\/triggers$/, (d, _p, e) => tr.createTrigger(d, e)],
+  ["GET", /^\/v1\/triggers$/, (d, _p, e) => tr.listTriggers(d, e)],
+  ["GET", /^\/v1\/triggers\/([^/]+)$/, (d, [i]) => tr.getTrigger(d, i as string)],
+  ["DELETE", /^\/v1\/triggers\/([^/]+)$/, (d, [i]) => tr.deleteTrigger(d, i as string)],
+  ["POST", /^\/v1\/events$/, (d, _p, e) => tr.putEvents(d, e)],
   ["GET", /^\/v1\/task-groups$/, (d, _p, e) => tg.listTaskGroups(d.taskGroups, d.now, e)],
   [
     "PUT",

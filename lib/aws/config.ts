@@ -14,6 +14,11 @@ export const ENV = {
   tasksTable: "SHOAL_TABLE_TASKS",
   taskGroupsTable: "SHOAL_TABLE_TASK_GROUPS",
   timersTable: "SHOAL_TABLE_TIMERS",
+  schedulesTable: "SHOAL_TABLE_SCHEDULES",
+  firesTable: "SHOAL_TABLE_FIRES",
+  leasesTable: "SHOAL_TABLE_LEASES",
+  backfillsTable: "SHOAL_TABLE_BACKFILLS",
+  triggersTable: "SHOAL_TABLE_TRIGGERS",
   eventsQueueUrl: "SHOAL_EVENTS_QUEUE_URL",
   dataDir: "SHOAL_DATA_DIR",
   leaseSeconds: "SHOAL_LEASE_SECONDS",
@@ -35,6 +40,16 @@ export interface ShoalConfig {
     taskGroups: string;
     /** Due times the sweeper acts on (lib/store/dynamo-timers.ts). */
     timers: string;
+    /** Cron/rate/one-time schedules (lib/store/dynamo-schedules.ts). */
+    schedules: string;
+    /** The fire ledger: one item per schedule and nominal time (lib/store/dynamo-fires.ts). */
+    fires: string;
+    /** Named leases, e.g. of a sweeper shard (lib/store/dynamo-leases.ts). */
+    leases: string;
+    /** Backfills ("complement data") and their progress (lib/store/dynamo-backfills.ts). */
+    backfills: string;
+    /** Event-pattern triggers (lib/store/dynamo-triggers.ts). */
+    triggers: string;
   };
   /** URL of the events FIFO queue; resolved by name when empty. */
   eventsQueueUrl?: string;
@@ -62,6 +77,11 @@ export function resourceNames(prefix: string) {
       tasks: `${prefix}-tasks`,
       taskGroups: `${prefix}-task-groups`,
       timers: `${prefix}-timers`,
+      schedules: `${prefix}-schedules`,
+      fires: `${prefix}-fires`,
+      leases: `${prefix}-leases`,
+      backfills: `${prefix}-backfills`,
+      triggers: `${prefix}-triggers`,
     },
     eventsQueue: `${prefix}-events.fifo`,
     eventsDlq: `${prefix}-events-dlq.fifo`,
@@ -101,6 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
       tasks: env[ENV.tasksTable] || names.tables.tasks,
       taskGroups: env[ENV.taskGroupsTable] || names.tables.taskGroups,
       timers: env[ENV.timersTable] || names.tables.timers,
+      schedules: env[ENV.schedulesTable] || names.tables.schedules,
+      fires: env[ENV.firesTable] || names.tables.fires,
+      leases: env[ENV.leasesTable] || names.tables.leases,
+      backfills: env[ENV.backfillsTable] || names.tables.backfills,
+      triggers: env[ENV.triggersTable] || names.tables.triggers,
     },
     eventsQueueUrl: env[ENV.eventsQueueUrl] || undefined,
     dataDir: env[ENV.dataDir] || "/tmp/shoal",

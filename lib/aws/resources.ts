@@ -21,7 +21,18 @@ interface Key {
 
 /** A table: partition key, optional sort key, sparse global secondary indexes (ALL projection unless `include` says otherwise). */
 export interface TableSpec {
-  logical: "workflows" | "commands" | "instances" | "tasks" | "taskGroups" | "timers";
+  logical:
+    | "workflows"
+    | "commands"
+    | "instances"
+    | "tasks"
+    | "taskGroups"
+    | "timers"
+    | "schedules"
+    | "fires"
+    | "leases"
+    | "backfills"
+    | "triggers";
   partitionKey: Key;
   sortKey?: Key;
   /**
@@ -38,7 +49,39 @@ export const INDEX = {
   instancesByCreated: "byCreated",
   instancesByWorkflow: "byWorkflow",
   leases: "leases",
+  /** Sparse: ONLINE schedules with a next fire time, by shard and nextFireTime. */
+  schedulesDue: "due",
+  schedulesByWorkflow: "byWorkflow",
+  schedulesList: "byList",
+  /** Sparse: RUNNING backfills, oldest first. */
+  backfillsActive: "active",
+  backfillsByWorkflow: "byWorkflow",
+  backfillsList: "byList",
+  triggersList: "byList",
 } as const;
+
+/**
+ * Backfill attributes the list indexes carry (besides their keys and id): everything but the
+ * nominal times, which can be thousands of numbers and would be copied on every progress write.
+ * `total`, `firstTime` and `lastTime` are written by the store to stand in for them.
+ */
+const BACKFILL_SUMMARY = [
+  "mode",
+  "parallelism",
+  "priority",
+  "params",
+  "failureStrategy",
+  "state",
+  "next",
+  "running",
+  "done",
+  "failed",
+  "updatedAt",
+  "rev",
+  "total",
+  "firstTime",
+  "lastTime",
+];
 
 /** Instance attributes the list indexes carry (besides their keys and instanceId). */
 const INSTANCE_SUMMARY = [
@@ -125,6 +168,81 @@ export const TABLES: readonly TableSpec[] = [
     partitionKey: { name: "shard", type: "S" },
     sortKey: { name: "dueKey", type: "S" },
     indexes: [],
+  },
+  {
+    // createdKey = "<createdAt ms, 15 digits>#<id>" sorts the lists by creation time.
+    logical: "schedules",
+    partitionKey: { name: "id", type: "S" },
+    indexes: [
+      {
+        // Sparse: dueShard (= shard) is set by the store only while ONLINE with a nextFireTime.
+        name: INDEX.schedulesDue,
+        partitionKey: { name: "dueShard", type: "S" },
+        sortKey: { name: "nextFireTime", type: "N" },
+      },
+      {
+        name: INDEX.schedulesByWorkflow,
+        partitionKey: { name: "workflow", type: "S" },
+        sortKey: { name: "createdKey", type: "S" },
+      },
+      {
+        // listKey is always "S": one partition lists every schedule.
+        name: INDEX.schedulesList,
+        partitionKey: { name: "listKey", type: "S" },
+        sortKey: { name: "createdKey", type: "S" },
+      },
+    ],
+  },
+  {
+    // The fire ledger: one item per (schedule, nominal time), written once (attribute_not_exists).
+    logical: "fires",
+    partitionKey: { name: "scheduleId", type: "S" },
+    sortKey: { name: "nominalTime", type: "N" },
+    indexes: [],
+  },
+  {
+    // Named leases (owner, expiresAt): the claim is a conditional UpdateItem.
+    logical: "leases",
+    partitionKey: { name: "name", type: "S" },
+    indexes: [],
+  },
+  {
+    logical: "backfills",
+    partitionKey: { name: "id", type: "S" },
+    indexes: [
+      {
+        // Sparse: activeShard ("A") is set by the store only while RUNNING.
+        name: INDEX.backfillsActive,
+        partitionKey: { name: "activeShard", type: "S" },
+        sortKey: { name: "createdAt", type: "N" },
+        include: ["workflow", ...BACKFILL_SUMMARY],
+      },
+      {
+        name: INDEX.backfillsByWorkflow,
+        partitionKey: { name: "workflow", type: "S" },
+        sortKey: { name: "createdKey", type: "S" },
+        include: [...BACKFILL_SUMMARY, "createdAt"],
+      },
+      {
+        // listKey is always "B".
+        name: INDEX.backfillsList,
+        partitionKey: { name: "listKey", type: "S" },
+        sortKey: { name: "createdKey", type: "S" },
+        include: ["workflow", ...BACKFILL_SUMMARY, "createdAt"],
+      },
+    ],
+  },
+  {
+    logical: "triggers",
+    partitionKey: { name: "id", type: "S" },
+    indexes: [
+      {
+        // listKey is always "T"; createdKey as for schedules.
+        name: INDEX.triggersList,
+        partitionKey: { name: "listKey", type: "S" },
+        sortKey: { name: "createdKey", type: "S" },
+      },
+    ],
   },
 ];
 

@@ -108,6 +108,16 @@ function schemaError(error: z.ZodError): ShoalError {
 }
 
 /**
+ * Parses a body with a zod schema.
+ * @throws ShoalError 400 listing every problem at its path, or 413 when all are size limits.
+ */
+export function parseWithSchema<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw schemaError(parsed.error);
+  return parsed.data;
+}
+
+/**
  * Parses and checks a workflow definition body.
  * @returns the definition with defaults applied.
  * @throws ShoalError ValidationError listing every problem (path + rule).

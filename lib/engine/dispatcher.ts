@@ -48,6 +48,11 @@ export interface DispatcherDeps extends EngineDeps {
    * failure that another process recorded, before its conditional write fails.
    */
   cacheInstances?: boolean;
+  /**
+   * Called after an instance's final write (and again when a message about a final instance is
+   * redelivered): serial schedules and backfills move on (lib/engine/scheduling.ts).
+   */
+  onInstanceFinished?: (inst: InstanceRecord) => Promise<void>;
 }
 
 /** Timer kind of a workflow timeout (lib/engine/sweeper.ts). */
@@ -182,6 +187,8 @@ export class Dispatcher {
     const { commandId } = cmd;
     switch (cmd.type) {
       case "START_WORKFLOW":
+      case "SCHEDULED":
+      case "BACKFILL":
         if (!(await this.deps.definitions.get(cmd.workflow, cmd.version))) {
           // The workflow was deleted after the run was accepted: nothing can start.
           this.deps.log?.("dispatcher: run dropped, its definition is gone", {
@@ -225,6 +232,9 @@ export class Dispatcher {
         taskScope: run.taskScope,
         createdAt: cmd.createdAt,
         ...(cmd.scheduleTime !== undefined ? { scheduleTime: cmd.scheduleTime } : {}),
+        ...(cmd.scheduleId ? { scheduleId: cmd.scheduleId } : {}),
+        ...(cmd.backfillId ? { backfillId: cmd.backfillId } : {}),
+        ...(cmd.triggerId ? { triggerId: cmd.triggerId } : {}),
         ...(cmd.parent ? { parent: cmd.parent } : {}),
         ...(cmd.depth ? { depth: cmd.depth } : {}),
         runs: 1,
@@ -381,7 +391,9 @@ export class Dispatcher {
     def: LoadedDefinition,
     events: readonly TaskEvent[],
   ): Promise<boolean> {
-    await notifyParent(this.deps, inst); // a report lost in a crash after the final write
+    // Reports lost in a crash after the final write are made again.
+    await notifyParent(this.deps, inst);
+    await this.deps.onInstanceFinished?.(inst);
     let progress = inst.progress;
     for (const e of events) {
       const index = def.dag.indexOf(e.code);
@@ -462,6 +474,9 @@ export class Dispatcher {
     if (next.state !== via) assertInstanceTransition(via, next.state);
     const ok = await this.write(next);
     if (ok && next.state !== inst.state) await notifyParent(this.deps, next);
+    if (ok && isFinalInstanceState(next.state) && !isFinalInstanceState(inst.state)) {
+      await this.deps.onInstanceFinished?.(next);
+    }
     return ok;
   }
 

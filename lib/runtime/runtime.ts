@@ -11,15 +11,21 @@ import { QUEUE_SETTINGS } from "../aws/resources.js";
 import { DefinitionCache } from "../engine/definitions.js";
 import { Dispatcher } from "../engine/dispatcher.js";
 import type { EngineDeps } from "../engine/engine-deps.js";
+import { onRunFinished, ScheduleSweeper, type SchedulingDeps } from "../engine/scheduling.js";
 import { Sweeper } from "../engine/sweeper.js";
 import { grantTaskGroupSlot } from "../engine/task-dispatch.js";
 import { TaskGroupGate } from "../engine/task-group-gate.js";
 import { Worker } from "../engine/worker.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
 import { SqsQueues } from "../queue/sqs-queues.js";
+import { DynamoBackfills } from "../store/dynamo-backfills.js";
+import { DynamoFires } from "../store/dynamo-fires.js";
+import { DynamoLeases } from "../store/dynamo-leases.js";
+import { DynamoSchedules } from "../store/dynamo-schedules.js";
 import { DynamoStore } from "../store/dynamo-store.js";
 import { DynamoTaskGroups } from "../store/dynamo-task-groups.js";
 import { DynamoTimers } from "../store/dynamo-timers.js";
+import { DynamoTriggers } from "../store/dynamo-triggers.js";
 import type { TaskGroupStore } from "../store/task-groups.js";
 import { structuredLog } from "./log.js";
 
@@ -30,6 +36,13 @@ export interface Runtime {
   taskGroups: TaskGroupStore;
   /** What the dispatcher and sweeper share. */
   engine: EngineDeps;
+  /** Schedules, fire ledger, sweeper leases and backfills, with the engine parts they use. */
+  scheduling: SchedulingDeps;
+  /**
+   * A schedule sweeper that shares the shards with any others under the name `owner`.
+   * @param sweepMs how often it will sweep; its leases last three sweeps.
+   */
+  scheduleSweeper(owner: string, sweepMs: number): ScheduleSweeper;
   dispatcher: Dispatcher;
   worker: Worker;
   sweeper: Sweeper;
@@ -53,6 +66,17 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
   const log = structuredLog;
   const taskGroups = new DynamoTaskGroups(dynamoClient(), config.tables.taskGroups);
   const timers = new DynamoTimers(dynamoClient(), config.tables.timers);
+  const scheduling: SchedulingDeps = {
+    store,
+    queues,
+    now,
+    log,
+    schedules: new DynamoSchedules(dynamoClient(), config.tables.schedules),
+    fires: new DynamoFires(dynamoClient(), config.tables.fires),
+    leases: new DynamoLeases(dynamoClient(), config.tables.leases),
+    backfills: new DynamoBackfills(dynamoClient(), config.tables.backfills),
+  };
+  const triggers = new DynamoTriggers(dynamoClient(), config.tables.triggers);
   const engine: EngineDeps = {
     store,
     queues,
@@ -65,13 +89,31 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
   };
   return {
     config,
-    api: { store, queues, logs, now, version: VERSION, log, taskGroups },
+    api: {
+      store,
+      queues,
+      logs,
+      now,
+      version: VERSION,
+      log,
+      taskGroups,
+      scheduling: {
+        schedules: scheduling.schedules,
+        fires: scheduling.fires,
+        backfills: scheduling.backfills,
+        triggers,
+      },
+    },
+    scheduling,
+    scheduleSweeper: (owner, sweepMs) =>
+      new ScheduleSweeper(scheduling, { owner, leaseMs: Math.max(3 * sweepMs, 3_000) }),
     taskGroups,
     engine,
     dispatcher: new Dispatcher({
       ...engine,
       commandClaimStaleMs: 60_000,
       cacheInstances: config.singleDispatcher,
+      onInstanceFinished: (inst) => onRunFinished(scheduling, inst),
     }),
     worker: new Worker({
       store,

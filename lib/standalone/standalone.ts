@@ -28,6 +28,8 @@ export interface StandaloneOptions {
   quiet?: boolean;
   /** Sweeper period, ms (default 1000). */
   sweepMs?: number;
+  /** Run the built-in schedule sweeper (default true); false leaves schedules to `shoal sweeper`. */
+  scheduler?: boolean;
 }
 
 export interface Standalone {
@@ -63,6 +65,11 @@ function standaloneEnv(
     [ENV.tasksTable]: names.tables.tasks,
     [ENV.taskGroupsTable]: names.tables.taskGroups,
     [ENV.timersTable]: names.tables.timers,
+    [ENV.schedulesTable]: names.tables.schedules,
+    [ENV.firesTable]: names.tables.fires,
+    [ENV.leasesTable]: names.tables.leases,
+    [ENV.backfillsTable]: names.tables.backfills,
+    [ENV.triggersTable]: names.tables.triggers,
     [ENV.dataDir]: dataDir,
     [ENV.eventsQueueUrl]: eventsQueueUrl,
     [ENV.leaseSeconds]: "10",
@@ -123,18 +130,28 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     }
 
     let sweeping = false;
+    const sweepMs = opts.sweepMs ?? 1000;
+    // The built-in schedule sweeper shares the shards with any `shoal sweeper` processes.
+    const scheduler =
+      opts.scheduler === false
+        ? undefined
+        : runtime.scheduleSweeper(`standalone:${process.pid}`, sweepMs);
     const sweepTimer = setInterval(async () => {
       if (sweeping) return;
       sweeping = true;
       try {
         await runtime.sweeper.sweep();
+        await scheduler?.sweep();
       } catch (e) {
         log?.("standalone: sweep failed", { error: String(e) });
       } finally {
         sweeping = false;
       }
-    }, opts.sweepMs ?? 1000);
-    cleanup.unshift(async () => clearInterval(sweepTimer));
+    }, sweepMs);
+    cleanup.unshift(async () => {
+      clearInterval(sweepTimer);
+      await scheduler?.stop().catch(() => {});
+    });
 
     let server: Server;
     let port: number;

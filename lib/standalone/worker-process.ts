@@ -12,7 +12,11 @@ import { ensureTaskQueues } from "../aws/resources.js";
 import { createRuntime, setRuntime } from "../runtime/runtime.js";
 import { QueuePoller } from "./poller.js";
 
-function loadEndpointsFile(): string | undefined {
+/**
+ * Reads `.shoal/endpoints.env` (or `SHOAL_ENV_FILE`) into the environment when no endpoint is
+ * configured yet. @returns the file read, if any.
+ */
+export function loadEndpointsFile(): string | undefined {
   const configured =
     process.env.AWS_ENDPOINT_URL_SQS ||
     process.env.AWS_ENDPOINT_URL ||

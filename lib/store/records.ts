@@ -59,6 +59,10 @@ export interface CommandRecord {
   depth?: number;
   /** Nominal time of a scheduled, backfilled or sub-workflow run, epoch ms. */
   scheduleTime?: number;
+  /** The schedule, backfill or trigger that started the run. */
+  scheduleId?: string;
+  backfillId?: string;
+  triggerId?: string;
   createdAt: number;
   /** Set while the command is being worked on; a stale claim can be taken over. */
   claimedAt?: number;
@@ -88,6 +92,10 @@ export interface InstanceRecord {
   endedAt?: number;
   scheduleTime?: number;
   progress: Progress;
+  /** The schedule, backfill or trigger that started the run. */
+  scheduleId?: string;
+  backfillId?: string;
+  triggerId?: string;
   /** A sub-workflow instance: the parent task attempt it reports its result to. */
   parent?: ParentLink;
   /** Sub-workflow nesting depth (0 = top level). */

@@ -22,6 +22,8 @@ export async function startStandaloneProcess(opts: {
   workers?: number;
   examples?: boolean;
   env?: Record<string, string>;
+  /** More command-line arguments (e.g. `--no-scheduler`). */
+  args?: string[];
 }): Promise<RunningStandalone> {
   const args = [
     BIN,
@@ -34,6 +36,7 @@ export async function startStandaloneProcess(opts: {
     String(opts.workers ?? 4),
   ];
   if (!opts.examples) args.push("--no-examples");
+  args.push(...(opts.args ?? []));
   const proc = spawn(process.execPath, args, {
     cwd: REPO,
     env: { ...process.env, SHOAL_QUIET: "true", ...opts.env },
@@ -129,7 +132,16 @@ export interface RunningWorker {
 }
 
 export function startWorkerProcess(dataDir: string, args: string[] = []): RunningWorker {
-  const proc = spawn(process.execPath, [BIN, "worker", ...args], {
+  return startProcess("worker", dataDir, args);
+}
+
+/** A `shoal sweeper` process joining a standalone through its endpoints.env. */
+export function startSweeperProcess(dataDir: string, args: string[] = []): RunningWorker {
+  return startProcess("sweeper", dataDir, args);
+}
+
+function startProcess(verb: "worker" | "sweeper", dataDir: string, args: string[]): RunningWorker {
+  const proc = spawn(process.execPath, [BIN, verb, ...args], {
     cwd: REPO,
     env: { ...process.env, SHOAL_ENV_FILE: `${dataDir}/endpoints.env`, SHOAL_QUIET: "true" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -142,7 +154,7 @@ export function startWorkerProcess(dataDir: string, args: string[] = []): Runnin
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   return {
     proc,
-    ready: () => until(() => out.includes("shoal worker"), { what: "a worker to start" }),
+    ready: () => until(() => out.includes(`shoal ${verb}`), { what: `a ${verb} to start` }),
     async stop(signal: NodeJS.Signals = "SIGTERM") {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       await exited;

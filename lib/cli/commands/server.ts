@@ -19,15 +19,39 @@ export function registerServers(program: Command, _ctx: CliContext): void {
       4,
     )
     .option("--no-examples", "do not load the example workflows")
-    .action(async (opts: { port: number; dataDir: string; workers: number; examples: boolean }) => {
-      // Imported on use so every other command works without the server's dependencies loaded.
-      const { runStandalone } = await import("../../standalone/standalone.js");
-      await runStandalone({
-        port: opts.port,
-        dataDir: opts.dataDir,
-        workers: opts.workers,
-        examples: opts.examples,
-      });
+    .option(
+      "--no-scheduler",
+      "do not fire schedules here (leave them to `shoal sweeper` processes)",
+    )
+    .action(
+      async (opts: {
+        port: number;
+        dataDir: string;
+        workers: number;
+        examples: boolean;
+        scheduler: boolean;
+      }) => {
+        // Imported on use so every other command works without the server's dependencies loaded.
+        const { runStandalone } = await import("../../standalone/standalone.js");
+        await runStandalone({
+          port: opts.port,
+          dataDir: opts.dataDir,
+          workers: opts.workers,
+          examples: opts.examples,
+          scheduler: opts.scheduler,
+        });
+      },
+    );
+
+  program
+    .command("sweeper")
+    .description(
+      "run a sweeper process: fires schedules on its share of the shards, releases timers, fails over lost tasks; any number may run",
+    )
+    .option("--interval <ms>", "how often it sweeps, ms", intIn(100, 60_000), 1000)
+    .action(async (opts: { interval: number }) => {
+      const { runSweeperProcess } = await import("../../standalone/sweeper-process.js");
+      await runSweeperProcess({ intervalMs: opts.interval });
     });
 
   program

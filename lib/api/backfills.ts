@@ -1,0 +1,225 @@
+/**
+ * Backfills (DolphinScheduler "complement data"): `POST /v1/workflows/{name}/backfill`,
+ * `GET /v1/backfills/{id}`, `POST /v1/backfills/{id}/pause|resume|cancel`. Nominal times come
+ * from a range and a cron (default: the workflow's first cron schedule) or a list of dates; each
+ * runs at most once per backfill (a deterministic instance id); runs are LOW priority unless
+ * said otherwise, so live runs go first.
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { conflict, notFound, ShoalError, validationError } from "../core/errors.js";
+import { FAILURE_STRATEGIES } from "../core/model.js";
+import { checkTiming, fireTimesBetween } from "../core/schedule-time.js";
+import { params, priority } from "../core/schema-parts.js";
+import { checkName, parseWithSchema } from "../core/validate.js";
+import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY, type RunDeps } from "../engine/scheduling.js";
+import type { BackfillRecord } from "../store/schedules.js";
+import type { ApiDeps } from "./deps.js";
+import { asObject, json, parseBody } from "./http.js";
+import { iso } from "./present.js";
+
+/** Most nominal times one backfill may hold (they live in one item). */
+export const MAX_BACKFILL_TIMES = 10_000;
+
+const isoInstant = z.iso.datetime({ offset: true, error: "must be an ISO-8601 instant" });
+
+/** Schema of the body of `POST /v1/workflows/{name}/backfill`. */
+export const backfillSchema = z.strictObject({
+  from: isoInstant.optional(),
+  to: isoInstant.optional(),
+  dates: z.array(isoInstant).min(1).max(MAX_BACKFILL_TIMES).optional(),
+  cron: z.string().max(256).optional(),
+  timezone: z.string().max(64).default("UTC"),
+  mode: z.enum(["SERIAL", "PARALLEL"], { error: "must be SERIAL or PARALLEL" }).default("SERIAL"),
+  parallelism: z
+    .number()
+    .int({ error: "must be a whole number" })
+    .min(1, { error: "must be >= 1" })
+    .max(100, { error: "must be <= 100" })
+    .default(2),
+  order: z.enum(["ASC", "DESC"], { error: "must be ASC or DESC" }).default("ASC"),
+  priority: priority.default(DEFAULT_BACKFILL_PRIORITY),
+  params: params.default({}),
+  failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).optional(),
+  dryRun: z.boolean({ error: "must be true or false" }).default(false),
+});
+
+function scheduling(deps: ApiDeps) {
+  if (!deps.scheduling) throw new Error("scheduling stores are not configured");
+  return deps.scheduling;
+}
+
+/** The nominal times a backfill body asks for, in its order. @throws ShoalError 400. */
+async function nominalTimes(
+  deps: ApiDeps,
+  workflow: string,
+  b: z.infer<typeof backfillSchema>,
+): Promise<number[]> {
+  let times: number[];
+  if (b.dates) {
+    if (b.from || b.to) {
+      throw validationError([{ path: "dates", message: "give either dates or from/to, not both" }]);
+    }
+    times = [...new Set(b.dates.map((d) => Date.parse(d)))].sort((x, y) => x - y);
+  } else {
+    if (!b.from || !b.to) {
+      throw validationError([
+        { path: b.from ? "to" : "from", message: "from and to are required without dates" },
+      ]);
+    }
+    const from = Date.parse(b.from);
+    const to = Date.parse(b.to);
+    if (to < from) throw validationError([{ path: "to", message: "must not be before from" }]);
+    let cron = b.cron;
+    let timezone = b.timezone;
+    if (!cron) {
+      // The workflow's schedule (DolphinScheduler complements along the workflow's cron).
+      const page = await scheduling(deps).schedules.listSchedules({ workflow, limit: 50 });
+      const s = page.items.find((x) => x.cron !== undefined);
+      if (!s?.cron) {
+        throw validationError([
+          { path: "cron", message: `workflow '${workflow}' has no cron schedule; give a cron` },
+        ]);
+      }
+      cron = s.cron;
+      timezone = s.timezone;
+    }
+    const details = checkTiming({ cron, timezone });
+    if (details.length > 0) throw validationError(details);
+    // Inclusive of `from` (fireTimesBetween takes (from, to]).
+    times = fireTimesBetween({ cron, timezone }, from - 1, to, MAX_BACKFILL_TIMES + 1);
+    if (times.length > MAX_BACKFILL_TIMES) {
+      throw new ShoalError(
+        "PayloadTooLarge",
+        `the range holds more than ${MAX_BACKFILL_TIMES} nominal times; split it`,
+        [{ path: "to", message: `more than ${MAX_BACKFILL_TIMES} nominal times` }],
+      );
+    }
+  }
+  if (times.length === 0) {
+    throw validationError([{ path: "from", message: "no nominal time in the range" }]);
+  }
+  return b.order === "DESC" ? times.reverse() : times;
+}
+
+export function backfillView(b: BackfillRecord) {
+  return {
+    id: b.id,
+    workflow: b.workflow,
+    state: b.state,
+    mode: b.mode,
+    parallelism: b.mode === "SERIAL" ? 1 : b.parallelism,
+    priority: b.priority,
+    total: b.nominalTimes.length,
+    done: b.done,
+    running: b.running.length,
+    failed: b.failed,
+    pending: b.nominalTimes.length - b.next,
+    createdAt: iso(b.createdAt),
+    updatedAt: iso(b.updatedAt),
+  };
+}
+
+/** POST /v1/workflows/{name}/backfill → 202 `{id, …}`, or 200 `{nominalTimes}` for a dry run. */
+export async function createBackfill(
+  deps: ApiDeps,
+  workflow: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  checkName(workflow, "name");
+  const b = parseWithSchema(backfillSchema, asObject(parseBody(event)));
+  const head = await deps.store.getWorkflowHead(workflow);
+  if (!head || head.deleted) throw notFound(`workflow '${workflow}' does not exist`);
+  const times = await nominalTimes(deps, workflow, b);
+  if (b.dryRun) return json(200, { nominalTimes: times.map((t) => iso(t)) });
+  if (head.releaseState !== "ONLINE") {
+    throw conflict(`workflow '${workflow}' is OFFLINE; release it ONLINE to backfill it`);
+  }
+  const now = deps.now();
+  const rec: BackfillRecord = {
+    id: randomUUID(),
+    workflow,
+    nominalTimes: times,
+    mode: b.mode,
+    parallelism: b.mode === "SERIAL" ? 1 : b.parallelism,
+    priority: b.priority,
+    params: b.params,
+    ...(b.failureStrategy ? { failureStrategy: b.failureStrategy } : {}),
+    state: "RUNNING",
+    next: 0,
+    running: [],
+    done: 0,
+    failed: 0,
+    createdAt: now,
+    updatedAt: now,
+    rev: 1,
+  };
+  await scheduling(deps).backfills.putBackfill(rec);
+  await advanceBackfill(engineOf(deps), rec.id);
+  const stored = (await scheduling(deps).backfills.getBackfill(rec.id)) ?? rec;
+  return json(202, backfillView(stored));
+}
+
+/** What advancing a backfill needs, from the API's parts. */
+function engineOf(deps: ApiDeps): RunDeps {
+  const s = scheduling(deps);
+  return {
+    store: deps.store,
+    queues: deps.queues,
+    now: deps.now,
+    schedules: s.schedules,
+    fires: s.fires,
+    backfills: s.backfills,
+    ...(deps.log ? { log: deps.log } : {}),
+  };
+}
+
+export async function getBackfill(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+  const b = /^[A-Za-z0-9-]{1,64}$/.test(id)
+    ? await scheduling(deps).backfills.getBackfill(id)
+    : undefined;
+  if (!b) throw notFound(`backfill '${id.slice(0, 64)}' does not exist`);
+  return json(200, backfillView(b));
+}
+
+const TRANSITIONS = {
+  pause: { from: ["RUNNING"], to: "PAUSED" },
+  resume: { from: ["PAUSED"], to: "RUNNING" },
+  cancel: { from: ["RUNNING", "PAUSED"], to: "CANCELLED" },
+} as const;
+
+/**
+ * POST /v1/backfills/{id}/pause|resume|cancel → 202 with the backfill. Pause and cancel start
+ * nothing new (running instances finish); resume goes on where it stopped. 409 from a state that
+ * does not allow it.
+ */
+export async function controlBackfill(
+  deps: ApiDeps,
+  id: string,
+  verb: keyof typeof TRANSITIONS,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  const extra = Object.keys(asObject(parseBody(event), true));
+  if (extra.length > 0) {
+    throw validationError(extra.map((k) => ({ path: k, message: `unknown field '${k}'` })));
+  }
+  const t = TRANSITIONS[verb];
+  for (let round = 0; round < 5; round++) {
+    const b = /^[A-Za-z0-9-]{1,64}$/.test(id)
+      ? await scheduling(deps).backfills.getBackfill(id)
+      : undefined;
+    if (!b) throw notFound(`backfill '${id.slice(0, 64)}' does not exist`);
+    if (b.state === t.to) return json(202, backfillView(b)); // sent twice: a no-op
+    if (!(t.from as readonly string[]).includes(b.state)) {
+      throw conflict(`backfill '${id}' is ${b.state}; it cannot ${verb}`);
+    }
+    const next: BackfillRecord = { ...b, state: t.to, updatedAt: deps.now(), rev: b.rev + 1 };
+    if (await scheduling(deps).backfills.updateBackfill(next)) {
+      if (verb === "resume") await advanceBackfill(engineOf(deps), id);
+      const stored = (await scheduling(deps).backfills.getBackfill(id)) ?? next;
+      return json(202, backfillView(stored));
+    }
+  }
+  throw new Error(`backfill ${id} kept changing`);
+}

@@ -1,0 +1,293 @@
+/**
+ * Schedule endpoints: `POST/GET /v1/schedules`, `GET/PUT/DELETE /v1/schedules/{id}`,
+ * `POST /v1/schedules/{id}/online|offline`, `GET /v1/schedules/{id}/preview` and
+ * `GET /v1/schedules/{id}/fires` (the fire ledger). Timing follows cron-parser (5 or 6 fields),
+ * `rate` and `at`; misfire and overlap policies follow Quartz and DolphinScheduler
+ * (docs/scheduling.md).
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { conflict, notFound, validationError } from "../core/errors.js";
+import { FAILURE_STRATEGIES } from "../core/model.js";
+import { checkTiming, nextFireTimes } from "../core/schedule-time.js";
+import { name, params, priority, WORKER_GROUP_PATTERN } from "../core/schema-parts.js";
+import { parseWithSchema } from "../core/validate.js";
+import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+import { shardOf, timingOf } from "../engine/scheduling.js";
+import type { FireRecord, ScheduleRecord } from "../store/schedules.js";
+import type { ApiDeps } from "./deps.js";
+import { asObject, json, parseBody, parseLimit, parsePositiveInt, query } from "./http.js";
+import { iso } from "./present.js";
+
+const isoInstant = z.iso.datetime({ offset: true, error: "must be an ISO-8601 instant" });
+
+/** Schema of the body of `POST /v1/schedules` and `PUT /v1/schedules/{id}`. */
+export const scheduleSchema = z.strictObject({
+  workflow: name,
+  cron: z.string().max(256, { error: "must be at most 256 characters" }).optional(),
+  rate: z.string().max(64, { error: "must be at most 64 characters" }).optional(),
+  at: isoInstant.optional(),
+  timezone: z.string().max(64).default("UTC"),
+  startTime: isoInstant.optional(),
+  endTime: isoInstant.optional(),
+  params: params.default({}),
+  priority: priority.optional(),
+  failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).optional(),
+  workerGroup: z
+    .string()
+    .regex(WORKER_GROUP_PATTERN, { error: "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$" })
+    .optional(),
+  misfirePolicy: z
+    .enum(["SKIP", "FIRE_ONCE", "FIRE_ALL"], { error: "must be SKIP, FIRE_ONCE or FIRE_ALL" })
+    .default("FIRE_ONCE"),
+  misfireThresholdSeconds: z
+    .number()
+    .int({ error: "must be a whole number of seconds" })
+    .min(0, { error: "must be >= 0" })
+    .max(86_400, { error: "must be <= 86400" })
+    .default(60),
+  maxCatchup: z
+    .number()
+    .int({ error: "must be a whole number" })
+    .min(1, { error: "must be >= 1" })
+    .max(1_000, { error: "must be <= 1000" })
+    .default(100),
+  overlapPolicy: z
+    .enum(["PARALLEL", "SERIAL_WAIT", "SERIAL_DISCARD", "SERIAL_PRIORITY"], {
+      error: "must be PARALLEL, SERIAL_WAIT, SERIAL_DISCARD or SERIAL_PRIORITY",
+    })
+    .default("PARALLEL"),
+  state: z.enum(["ONLINE", "OFFLINE"], { error: "must be ONLINE or OFFLINE" }).default("ONLINE"),
+});
+export type ScheduleBody = z.infer<typeof scheduleSchema>;
+
+const ID = /^[A-Za-z0-9-]{1,64}$/;
+
+function stores(deps: ApiDeps) {
+  const s = deps.scheduling;
+  if (!s) throw new Error("scheduling stores are not configured");
+  return s;
+}
+
+/** The body as a record (timing checked), keeping what a PUT must not change. */
+async function toRecord(
+  deps: ApiDeps,
+  body: unknown,
+  base: Pick<ScheduleRecord, "id" | "createdAt" | "rev"> &
+    Partial<Pick<ScheduleRecord, "queued" | "activeInstanceId">>,
+): Promise<ScheduleRecord> {
+  const b = parseWithSchema(scheduleSchema, asObject(body));
+  const ms = (v: string | undefined) => (v === undefined ? undefined : Date.parse(v));
+  const now = deps.now();
+  const rec: ScheduleRecord = {
+    id: base.id,
+    workflow: b.workflow,
+    ...(b.cron !== undefined ? { cron: b.cron } : {}),
+    ...(b.rate !== undefined ? { rate: b.rate } : {}),
+    ...(b.at !== undefined ? { at: ms(b.at) as number } : {}),
+    timezone: b.timezone,
+    ...(b.startTime !== undefined ? { startTime: ms(b.startTime) as number } : {}),
+    ...(b.endTime !== undefined ? { endTime: ms(b.endTime) as number } : {}),
+    params: b.params,
+    ...(b.priority ? { priority: b.priority } : {}),
+    ...(b.failureStrategy ? { failureStrategy: b.failureStrategy } : {}),
+    ...(b.workerGroup ? { workerGroup: b.workerGroup } : {}),
+    misfirePolicy: b.misfirePolicy,
+    misfireThresholdSeconds: b.misfireThresholdSeconds,
+    maxCatchup: b.maxCatchup,
+    overlapPolicy: b.overlapPolicy,
+    state: b.state,
+    shard: shardOf(base.id),
+    ...(base.queued ? { queued: base.queued } : {}),
+    ...(base.activeInstanceId ? { activeInstanceId: base.activeInstanceId } : {}),
+    createdAt: base.createdAt,
+    updatedAt: now,
+    rev: base.rev,
+  };
+  const details = checkTiming(timingOf(rec));
+  if (details.length > 0) throw validationError(details);
+  const head = await deps.store.getWorkflowHead(rec.workflow);
+  if (!head || head.deleted) {
+    throw validationError([
+      { path: "workflow", message: `workflow '${rec.workflow}' does not exist` },
+    ]);
+  }
+  return withNextFire(rec, now);
+}
+
+/** Sets `nextFireTime` to the first nominal time after `now` (none while OFFLINE or exhausted). */
+function withNextFire(rec: ScheduleRecord, now: number): ScheduleRecord {
+  const out = { ...rec };
+  delete out.nextFireTime;
+  if (rec.state !== "ONLINE") return out;
+  const [next] = nextFireTimes(timingOf(rec), now, 1);
+  if (next !== undefined) out.nextFireTime = next;
+  return out;
+}
+
+/** A schedule as the API shows it (ISO-8601 times). */
+export function scheduleView(s: ScheduleRecord) {
+  return {
+    id: s.id,
+    workflow: s.workflow,
+    ...(s.cron !== undefined ? { cron: s.cron } : {}),
+    ...(s.rate !== undefined ? { rate: s.rate } : {}),
+    ...(s.at !== undefined ? { at: iso(s.at) } : {}),
+    timezone: s.timezone,
+    ...(s.startTime !== undefined ? { startTime: iso(s.startTime) } : {}),
+    ...(s.endTime !== undefined ? { endTime: iso(s.endTime) } : {}),
+    params: s.params,
+    ...(s.priority ? { priority: s.priority } : {}),
+    ...(s.failureStrategy ? { failureStrategy: s.failureStrategy } : {}),
+    ...(s.workerGroup ? { workerGroup: s.workerGroup } : {}),
+    misfirePolicy: s.misfirePolicy,
+    misfireThresholdSeconds: s.misfireThresholdSeconds,
+    maxCatchup: s.maxCatchup,
+    overlapPolicy: s.overlapPolicy,
+    state: s.state,
+    ...(s.nextFireTime !== undefined ? { nextFireTime: iso(s.nextFireTime) } : {}),
+    ...(s.queued?.length ? { queued: s.queued.map((q) => iso(q)) } : {}),
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
+  };
+}
+
+function fireView(f: FireRecord) {
+  return {
+    nominalTime: iso(f.nominalTime),
+    actualTime: iso(f.actualTime),
+    latenessMs: f.latenessMs,
+    decision: f.decision,
+    ...(f.instanceId ? { instanceId: f.instanceId } : {}),
+  };
+}
+
+async function load(deps: ApiDeps, id: string): Promise<ScheduleRecord> {
+  const s = ID.test(id) ? await stores(deps).schedules.getSchedule(id) : undefined;
+  if (!s) throw notFound(`schedule '${id.slice(0, 64)}' does not exist`);
+  return s;
+}
+
+/** POST /v1/schedules → 201 with the schedule (its `id`, `nextFireTime`). */
+export async function createSchedule(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+  const now = deps.now();
+  const rec = await toRecord(deps, parseBody(event), {
+    id: randomUUID(),
+    createdAt: now,
+    rev: 1,
+  });
+  if (!(await stores(deps).schedules.putSchedule(rec))) throw new Error("schedule id collision");
+  return json(201, scheduleView(rec));
+}
+
+/** GET /v1/schedules?workflow=&limit=&nextToken= → `{items, nextToken}`, newest first. */
+export async function listSchedules(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+  const q = query(event);
+  const page = await stores(deps).schedules.listSchedules({
+    ...(q.workflow ? { workflow: q.workflow } : {}),
+    limit: parseLimit(q.limit),
+    ...(q.nextToken ? { nextToken: q.nextToken } : {}),
+  });
+  return json(200, {
+    items: page.items.map(scheduleView),
+    ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+  });
+}
+
+export async function getSchedule(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+  return json(200, scheduleView(await load(deps, id)));
+}
+
+/**
+ * PUT /v1/schedules/{id}: replaces the settings; the next fire is computed again from now (a
+ * changed expression never fires the times it skipped). 409 when changed concurrently.
+ */
+export async function putSchedule(
+  deps: ApiDeps,
+  id: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  const cur = await load(deps, id);
+  const rec = await toRecord(deps, parseBody(event), {
+    id: cur.id,
+    createdAt: cur.createdAt,
+    rev: cur.rev + 1,
+    ...(cur.queued ? { queued: cur.queued } : {}),
+    ...(cur.activeInstanceId ? { activeInstanceId: cur.activeInstanceId } : {}),
+  });
+  if (!(await stores(deps).schedules.updateSchedule(rec))) {
+    throw conflict(`schedule '${id}' changed meanwhile; read it and try again`);
+  }
+  return json(200, scheduleView(rec));
+}
+
+export async function deleteSchedule(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+  await load(deps, id);
+  await stores(deps).schedules.deleteSchedule(id);
+  return { statusCode: 204 };
+}
+
+/** POST /v1/schedules/{id}/online|offline: ONLINE fires from now on (no catch-up of the pause). */
+export async function setScheduleState(
+  deps: ApiDeps,
+  id: string,
+  state: "ONLINE" | "OFFLINE",
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  const extra = Object.keys(asObject(parseBody(event), true));
+  if (extra.length > 0) {
+    throw validationError(extra.map((k) => ({ path: k, message: `unknown field '${k}'` })));
+  }
+  for (let round = 0; round < 5; round++) {
+    const cur = await load(deps, id);
+    if (cur.state === state) return json(200, scheduleView(cur));
+    const next = withNextFire(
+      { ...cur, state, updatedAt: deps.now(), rev: cur.rev + 1 },
+      deps.now(),
+    );
+    if (await stores(deps).schedules.updateSchedule(next)) return json(200, scheduleView(next));
+  }
+  throw new Error(`schedule ${id} kept changing`);
+}
+
+/** GET /v1/schedules/{id}/preview?count=N → `{items: [ISO…]}`: the next N nominal fire times. */
+export async function previewSchedule(
+  deps: ApiDeps,
+  id: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  const count = parsePositiveInt(query(event).count, "count") ?? 10;
+  if (count > 1_000) throw validationError([{ path: "count", message: "must be <= 1000" }]);
+  const s = await load(deps, id);
+  const times = nextFireTimes(timingOf(s), deps.now(), count);
+  return json(200, { items: times.map((t) => iso(t)) });
+}
+
+/** GET /v1/schedules/{id}/fires?from&to&limit&nextToken → the fire ledger, oldest first. */
+export async function listFires(
+  deps: ApiDeps,
+  id: string,
+  event: HttpApiEvent,
+): Promise<HttpApiResult> {
+  const q = query(event);
+  const time = (v: string | undefined, field: string) => {
+    if (v === undefined) return undefined;
+    const t = Date.parse(v);
+    if (Number.isNaN(t))
+      throw validationError([{ path: field, message: "must be an ISO-8601 instant" }]);
+    return t;
+  };
+  const from = time(q.from, "from");
+  const to = time(q.to, "to");
+  await load(deps, id);
+  const page = await stores(deps).fires.listFires(id, {
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    limit: parseLimit(q.limit),
+    ...(q.nextToken ? { nextToken: q.nextToken } : {}),
+  });
+  return json(200, {
+    items: page.items.map(fireView),
+    ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+  });
+}

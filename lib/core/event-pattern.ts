@@ -1,0 +1,687 @@
+/**
+ * EventBridge event patterns: the check run when a trigger is defined, the matcher run for every
+ * event, and the envelope PutEvents wraps an entry in.
+ *
+ * Semantics follow the Amazon EventBridge User Guide ("Amazon EventBridge event patterns",
+ * "Content filtering in Amazon EventBridge event patterns", "Matching null values and empty
+ * strings", "Arrays in Amazon EventBridge event patterns"). Where the guide is silent, they follow
+ * aws/event-ruler, the matcher EventBridge runs: which arrays may be matched together, how `$or`
+ * expands, which operands are refused, the CIDR mask limits. No maintained npm package implements
+ * these rules faithfully, so they are written out here.
+ */
+
+/** Longest pattern accepted, in characters of its JSON text. */
+export const EVENT_PATTERN_MAX_CHARS = 2048;
+/** Deepest field nesting accepted: `{"a":{"b":[1]}}` is 2 levels (`$or` adds none). */
+export const EVENT_PATTERN_MAX_DEPTH = 10;
+/**
+ * Most alternatives a pattern may expand to through `$or`. EventBridge refuses patterns with
+ * "more than 1000 rule combinations"; here it also bounds the work of expanding nested `$or`s.
+ */
+export const EVENT_PATTERN_MAX_COMBINATIONS = 1000;
+/** Numeric matching covers -5e9..5e9 to six decimal places (User Guide, "Numeric matching"). */
+const NUMERIC_LIMIT = 5e9;
+const NUMERIC_DECIMALS = 6;
+/** Field names event-ruler refuses inside `$or` members (its RESERVED_FIELD_NAMES_IN_OR_RELATIONSHIP). */
+const RESERVED_IN_OR = new Set([
+  ...["exactly", "equals-ignore-case", "prefix", "suffix", "anything-but", "exists"],
+  ...["wildcard", "numeric", "cidr", "html", "=", "<", "<=", ">", ">=", "regex"],
+  ...["not-wildcard", "not-equals-ignore-case", "date-after", "date-on-or-after"],
+  ...["date-before", "date-on-or-before", "in-date-range"],
+  ...["ip-address-in-range", "ip-address-not-in-range"],
+]);
+
+/** The envelope EventBridge delivers to targets (User Guide, "Amazon EventBridge events"). */
+export interface EventBridgeEvent {
+  version: "0";
+  id: string;
+  "detail-type": string;
+  source: string;
+  account: string;
+  /** ISO 8601 in UTC to the second, e.g. `2017-12-22T18:43:48Z`. */
+  time: string;
+  region: string;
+  resources: string[];
+  detail: Record<string, unknown>;
+}
+
+/**
+ * Why `pattern` is not a valid event pattern, as one sentence (`detail.state: ...` names the
+ * field), or undefined when it is. Refuses: a non-object; JSON text over
+ * {@link EVENT_PATTERN_MAX_CHARS} characters; fields nested deeper than
+ * {@link EVENT_PATTERN_MAX_DEPTH}; empty objects and arrays; a field that is neither an object
+ * nor an array; array members that are not string, number, boolean, null or a one-operator
+ * object; unknown operators and operands of the wrong type; `numeric` expressions that do not
+ * parse or whose bounds are out of order; numbers outside -5e9..5e9 or with more than six
+ * decimals where they are compared numerically (`numeric`, numeric `anything-but`); malformed
+ * CIDR blocks (a mask of at least 32 bits for IPv4 or 128 for IPv6 too, as event-ruler rules:
+ * match one address with its plain string); wildcards with `**` or a backslash escaping anything
+ * but `*` or `\`; `$or` expanding to more than {@link EVENT_PATTERN_MAX_COMBINATIONS}
+ * alternatives. A `$or` that is not an array of at least two objects free of operator names is
+ * read as a plain field name, as event-ruler does for backward compatibility.
+ */
+export function checkEventPattern(pattern: unknown): string | undefined {
+  try {
+    compile(pattern);
+    return undefined;
+  } catch (e) {
+    if (e instanceof PatternError) return e.message;
+    throw e;
+  }
+}
+
+/**
+ * Whether `event` matches `pattern`, with EventBridge's semantics: fields AND together, the
+ * values listed for a field OR together, fields absent from the pattern are ignored, and a field
+ * whose event value is an array matches when any element does (nested arrays are flattened).
+ * Fields matched inside array elements must come from the same element (event-ruler's "array
+ * consistency"); a subtree that only says `exists: false` must hold for every element. Strings
+ * never equal numbers (`"5"` is not `5`); `null` is a value (`exists: true` matches it) and is
+ * not `""`. Values are compared after JSON parsing, so `300`, `300.0` and `3e2` are equal here
+ * although EventBridge compares exact numbers by their JSON text.
+ *
+ * @throws Error with the {@link checkEventPattern} sentence when the pattern is invalid.
+ */
+export function matchesEventPattern(pattern: object, event: object): boolean {
+  let alternatives: PatternNode[];
+  try {
+    alternatives = compile(pattern);
+  } catch (e) {
+    if (e instanceof PatternError) throw new Error(`invalid event pattern: ${e.message}`);
+    throw e;
+  }
+  return alternatives.some((root) => matchNode(root, event));
+}
+
+/**
+ * The event EventBridge delivers for one PutEvents entry: `version` "0", the given `id`,
+ * `account` and `region`, `time` from `entry.Time` (an ISO 8601 string) or else `ids.now`
+ * (milliseconds since the epoch), truncated to the second as EventBridge writes it, `resources`
+ * (empty when absent) and `detail` parsed from `entry.Detail`.
+ *
+ * @throws Error when `Detail` is not JSON or not a JSON object (PutEvents answers
+ *   `MalformedDetail`), when `Time` is not an ISO 8601 timestamp, or when `now` is not finite.
+ */
+export function putEventsEntryToEvent(
+  entry: {
+    Source: string;
+    DetailType: string;
+    Detail: string;
+    Resources?: string[];
+    Time?: string;
+  },
+  ids: { id: string; account: string; region: string; now: number },
+): EventBridgeEvent {
+  let detail: unknown;
+  try {
+    detail = JSON.parse(entry.Detail);
+  } catch (e) {
+    throw new Error(`Detail is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!isPlainObject(detail)) {
+    throw new Error(`Detail must be a JSON object, not ${describe(detail)}`);
+  }
+  let ms = ids.now;
+  if (entry.Time !== undefined) {
+    ms = /^\d{4}-\d{2}-\d{2}/.test(entry.Time) ? Date.parse(entry.Time) : Number.NaN;
+    if (Number.isNaN(ms)) throw new Error(`Time is not an ISO 8601 timestamp: ${entry.Time}`);
+  }
+  if (!Number.isFinite(ms)) throw new Error(`now must be milliseconds since the epoch: ${ms}`);
+  return {
+    version: "0",
+    id: ids.id,
+    "detail-type": entry.DetailType,
+    source: entry.Source,
+    account: ids.account,
+    time: new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    region: ids.region,
+    resources: [...(entry.Resources ?? [])],
+    detail,
+  };
+}
+
+// ---- compilation -------------------------------------------------------------------------------
+
+type Scalar = string | number | boolean | null;
+/** One member of a field's value array: `exists`, or a test of one scalar event value. */
+type Matcher = { exists: boolean } | { test: (v: Scalar) => boolean };
+/** One alternative's constraints at a path: leaf matchers, child fields, or (rarely) both. */
+interface PatternNode {
+  leaf?: Matcher[];
+  children?: Map<string, PatternNode>;
+  /** Every leaf below says only `exists: false`: it must hold in every array element. */
+  absenceOnly?: boolean;
+}
+
+/** An invalid pattern; `limit` marks size limits, which the `$or` fallback must not retry. */
+class PatternError extends Error {
+  constructor(
+    message: string,
+    readonly limit = false,
+  ) {
+    super(message);
+  }
+}
+
+/** The pattern's `$or`-free alternatives, as event-ruler's JsonRuleCompiler builds them. */
+function compile(pattern: unknown): PatternNode[] {
+  if (!isPlainObject(pattern)) {
+    throw new PatternError(`the event pattern must be a JSON object, not ${describe(pattern)}`);
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(pattern);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) throw new PatternError("the event pattern is not serializable as JSON");
+  if (json.length > EVENT_PATTERN_MAX_CHARS) {
+    throw new PatternError(
+      `the event pattern is ${json.length} characters of JSON, over the ${EVENT_PATTERN_MAX_CHARS} allowed`,
+      true,
+    );
+  }
+  let alternatives: PatternNode[];
+  try {
+    alternatives = expand(pattern, true);
+  } catch (first) {
+    // event-ruler retries a pattern its `$or`-aware compiler refuses with `$or` as a field name.
+    if (!(first instanceof PatternError) || first.limit) throw first;
+    try {
+      alternatives = expand(pattern, false);
+    } catch {
+      throw first;
+    }
+  }
+  for (const root of alternatives) markAbsenceOnly(root);
+  return alternatives;
+}
+
+function expand(pattern: Record<string, unknown>, orAware: boolean): PatternNode[] {
+  const alternatives: PatternNode[] = [{}];
+  walkObject(alternatives, [], pattern, orAware, false);
+  return alternatives;
+}
+
+/**
+ * Writes `obj`'s constraints into every alternative, in document order. A leaf written twice
+ * keeps the later write, so a leaf also constrained inside a `$or` branch keeps whichever comes
+ * last (event-ruler overwrites per path the same way).
+ */
+function walkObject(
+  alternatives: PatternNode[],
+  path: string[],
+  obj: Record<string, unknown>,
+  orAware: boolean,
+  inOr: boolean,
+): void {
+  const keys = Object.keys(obj);
+  if (keys.length === 0) throw new PatternError(`${where(path)}empty objects are not allowed`);
+  for (const key of keys) {
+    const value = obj[key];
+    if (key === "$or" && orAware) {
+      walkOr(alternatives, path, value);
+      continue;
+    }
+    if (inOr && RESERVED_IN_OR.has(key)) {
+      throw new PatternError(
+        `${where(path)}"${key}" is an operator name and cannot be a field in $or`,
+      );
+    }
+    const sub = [...path, key];
+    if (sub.length > EVENT_PATTERN_MAX_DEPTH) {
+      throw new PatternError(
+        `${where(sub)}fields are nested more than ${EVENT_PATTERN_MAX_DEPTH} levels deep`,
+        true,
+      );
+    }
+    if (isPlainObject(value)) walkObject(alternatives, sub, value, orAware, inOr);
+    else if (Array.isArray(value)) writeLeaf(alternatives, sub, compileLeaf(sub, value));
+    else throw new PatternError(`${where(sub)}must be an object or an array`);
+  }
+}
+
+function walkOr(alternatives: PatternNode[], path: string[], members: unknown): void {
+  if (!Array.isArray(members)) throw new PatternError(`${where(path)}$or must be an array`);
+  if (members.length < 2) throw new PatternError(`${where(path)}$or needs at least 2 objects`);
+  const before = alternatives.splice(0).map(cloneNode);
+  for (const member of members) {
+    if (!isPlainObject(member)) throw new PatternError(`${where(path)}$or members must be objects`);
+    const forked = before.map(cloneNode);
+    walkObject(forked, path, member, true, true);
+    alternatives.push(...forked);
+    if (alternatives.length > EVENT_PATTERN_MAX_COMBINATIONS) {
+      throw new PatternError(
+        `$or expands to more than ${EVENT_PATTERN_MAX_COMBINATIONS} combinations`,
+        true,
+      );
+    }
+  }
+}
+
+function writeLeaf(alternatives: PatternNode[], path: string[], leaf: Matcher[]): void {
+  for (const root of alternatives) {
+    let node = root;
+    for (const step of path) {
+      node.children ??= new Map();
+      let child = node.children.get(step);
+      if (!child) {
+        child = {};
+        node.children.set(step, child);
+      }
+      node = child;
+    }
+    node.leaf = leaf;
+  }
+}
+
+function cloneNode(node: PatternNode): PatternNode {
+  const copy: PatternNode = { ...node };
+  if (node.children) {
+    copy.children = new Map([...node.children].map(([k, v]) => [k, cloneNode(v)]));
+  }
+  return copy;
+}
+
+function markAbsenceOnly(node: PatternNode): boolean {
+  let only = node.leaf ? node.leaf.every((m) => "exists" in m && !m.exists) : true;
+  for (const child of node.children?.values() ?? []) only = markAbsenceOnly(child) && only;
+  node.absenceOnly = only;
+  return only;
+}
+
+function compileLeaf(path: string[], values: unknown[]): Matcher[] {
+  if (values.length === 0) throw new PatternError(`${where(path)}empty arrays are not allowed`);
+  return values.map((v): Matcher => {
+    if (isPlainObject(v)) return compileExpression(path, v);
+    if (typeof v === "string") return exactString(v);
+    if (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) {
+      return { test: (x) => x === v };
+    }
+    throw new PatternError(
+      `${where(path)}match values must be string, number, true, false or null`,
+    );
+  });
+}
+
+/** A string equals itself; one that is an IP literal also equals other spellings of that address. */
+function exactString(s: string): Matcher {
+  const ip = parseIp(s);
+  if (!ip) return { test: (x) => x === s };
+  return { test: (x) => x === s || (typeof x === "string" && sameIp(parseIp(x), ip)) };
+}
+
+function compileExpression(path: string[], expr: Record<string, unknown>): Matcher {
+  const fail = (msg: string): never => {
+    throw new PatternError(`${where(path)}${msg}`);
+  };
+  const ops = Object.keys(expr);
+  const [op] = ops;
+  if (op === undefined) return fail("match expression name not found");
+  if (ops.length > 1) fail(`only one key allowed in match expression, found ${ops.join(", ")}`);
+  const arg = expr[op];
+  const str = (what = op): string =>
+    typeof arg === "string" ? arg : fail(`${what} match pattern must be a string`);
+  switch (op) {
+    case "prefix":
+    case "suffix": {
+      const affix = isPlainObject(arg)
+        ? ignoreCaseOperand(path, op, arg)
+        : { value: str(), ignoreCase: false };
+      return { test: affixTest(op, affix.value, affix.ignoreCase) };
+    }
+    case "equals-ignore-case": {
+      const value = str();
+      return { test: (x) => typeof x === "string" && equalsIgnoreCase(x, value) };
+    }
+    case "wildcard": {
+      const glob = parseGlob(path, str());
+      return { test: (x) => typeof x === "string" && globMatches(glob, x) };
+    }
+    case "anything-but":
+      return compileAnythingBut(path, arg);
+    case "numeric":
+      return compileNumeric(path, arg);
+    case "exists":
+      return typeof arg === "boolean"
+        ? { exists: arg }
+        : fail("exists match pattern must be either true or false");
+    case "cidr": {
+      const range = parseCidr(path, str());
+      return { test: (x) => typeof x === "string" && inRange(parseIp(x), range) };
+    }
+    default:
+      return fail(`unrecognized match type ${op}`);
+  }
+}
+
+function ignoreCaseOperand(path: string[], op: string, arg: Record<string, unknown>) {
+  const keys = Object.keys(arg);
+  const value = arg["equals-ignore-case"];
+  if (keys.length !== 1 || keys[0] !== "equals-ignore-case") {
+    throw new PatternError(`${where(path)}unsupported ${op} pattern: ${keys.join(", ") || "{}"}`);
+  }
+  if (typeof value !== "string") {
+    throw new PatternError(`${where(path)}equals-ignore-case match pattern must be a string`);
+  }
+  return { value, ignoreCase: true };
+}
+
+function affixTest(op: "prefix" | "suffix", value: string, ignoreCase: boolean) {
+  const has = (s: string, a: string) => (op === "prefix" ? s.startsWith(a) : s.endsWith(a));
+  return (x: Scalar) =>
+    typeof x === "string" &&
+    (ignoreCase
+      ? has(x.toLowerCase(), value.toLowerCase()) || has(x.toUpperCase(), value.toUpperCase())
+      : has(x, value));
+}
+
+/**
+ * `anything-but` matches any present value (of any type) the negated operand does not match: a
+ * value or a list of all strings or all numbers, or one of `prefix`, `suffix`, `equals-ignore-case`
+ * and `wildcard` with a string or a list of strings. A missing field never matches it.
+ */
+function compileAnythingBut(path: string[], arg: unknown): Matcher {
+  const fail = (msg: string): never => {
+    throw new PatternError(`${where(path)}anything-but: ${msg}`);
+  };
+  if (isPlainObject(arg)) {
+    const keys = Object.keys(arg);
+    const [op] = keys;
+    if (op === undefined || keys.length > 1)
+      return fail("give exactly one of prefix, suffix, equals-ignore-case, wildcard");
+    const operand = arg[op];
+    const list = Array.isArray(operand) ? operand : [operand];
+    if (list.length === 0) fail("empty arrays are not allowed");
+    const strings = list.map((s) =>
+      typeof s === "string" ? s : fail(`${op} match pattern must be a string`),
+    );
+    let tests: ((x: Scalar) => boolean)[];
+    if (op === "prefix" || op === "suffix") {
+      if (strings.includes("")) fail("empty prefix/suffix not allowed");
+      tests = strings.map((s) => affixTest(op, s, false));
+    } else if (op === "equals-ignore-case") {
+      tests = strings.map((s) => (x) => typeof x === "string" && equalsIgnoreCase(x, s));
+    } else if (op === "wildcard") {
+      tests = strings.map((s) => {
+        const glob = parseGlob(path, s);
+        return (x) => typeof x === "string" && globMatches(glob, x);
+      });
+    } else return fail(`unsupported anything-but pattern: ${op}`);
+    return { test: (x) => !tests.some((t) => t(x)) };
+  }
+  const list = Array.isArray(arg) ? arg : [arg];
+  if (list.length === 0) fail("empty arrays are not allowed");
+  const strings = list.every((v) => typeof v === "string");
+  if (!strings && !list.every((v) => typeof v === "number")) {
+    fail("values must be a string, a number, or a list of only strings or only numbers");
+  }
+  if (strings) {
+    const excluded = new Set<unknown>(list);
+    return { test: (x) => !excluded.has(x) };
+  }
+  const micros = list.map((n) => micro(numericOperand(path, n, "anything-but")));
+  return {
+    test: (x) => !(typeof x === "number" && inNumericRange(x) && micros.includes(micro(x))),
+  };
+}
+
+/** `["=", n]`, `[">" | ">=", n]`, `["<" | "<=", n]`, or `[">" | ">=", lo, "<" | "<=", hi]`. */
+function compileNumeric(path: string[], arg: unknown): Matcher {
+  const fail = (msg: string): never => {
+    throw new PatternError(`${where(path)}numeric: ${msg}`);
+  };
+  if (!Array.isArray(arg)) return fail("the value must be an array");
+  const [op, a, op2, b, ...rest] = arg as unknown[];
+  if (typeof op !== "string")
+    return fail(`invalid member in numeric match: ${JSON.stringify(op) ?? "]"}`);
+  if (!["=", "<", "<=", ">", ">="].includes(op)) fail(`unrecognized numeric range operator: ${op}`);
+  const lo = micro(numericOperand(path, a, op === "=" ? "equals" : op));
+  if (op2 === undefined && arg.length === 2) {
+    if (op === "=") return { test: (x) => numericOf(x) === lo };
+    if (op === ">") return { test: (x) => gt(numericOf(x), lo) };
+    if (op === ">=") return { test: (x) => gt(numericOf(x), lo - 1) };
+    if (op === "<") return { test: (x) => gt(lo, numericOf(x)) };
+    return { test: (x) => gt(lo + 1, numericOf(x)) };
+  }
+  if (op !== ">" && op !== ">=") fail("too many elements in numeric expression");
+  if (op2 !== "<" && op2 !== "<=") fail(`bad numeric range operator: ${JSON.stringify(op2)}`);
+  if (rest.length > 0 || arg.length !== 4) fail('a range is [">" or ">=", low, "<" or "<=", high]');
+  const hi = micro(numericOperand(path, b, String(op2)));
+  if (lo >= hi) fail("bottom must be less than top");
+  const bottom = op === ">" ? lo : lo - 1;
+  const top = op2 === "<" ? hi : hi + 1;
+  return { test: (x) => gt(numericOf(x), bottom) && gt(top, numericOf(x)) };
+}
+
+/** `a > b` for micro-units, false when either side is not a comparable number. */
+function gt(a: number | undefined, b: number | undefined): boolean {
+  return a !== undefined && b !== undefined && a > b;
+}
+
+function numericOperand(path: string[], n: unknown, op: string): number {
+  if (typeof n !== "number" || !Number.isFinite(n)) {
+    throw new PatternError(`${where(path)}value of ${op} must be numeric`);
+  }
+  if (!inNumericRange(n)) {
+    throw new PatternError(
+      `${where(path)}${n} is outside -5e9..5e9, the range numeric matching covers`,
+    );
+  }
+  if (decimalPlaces(n) > NUMERIC_DECIMALS) {
+    throw new PatternError(`${where(path)}${n} has more than ${NUMERIC_DECIMALS} decimal places`);
+  }
+  return n;
+}
+
+function inNumericRange(n: number): boolean {
+  return Number.isFinite(n) && Math.abs(n) <= NUMERIC_LIMIT;
+}
+
+/** Millionths, the precision EventBridge compares numbers at; integers up to 5e15 stay exact. */
+function micro(n: number): number {
+  return Math.round(n * 10 ** NUMERIC_DECIMALS);
+}
+
+/** An event value as micro-units when it is a JSON number numeric matching covers. */
+function numericOf(x: Scalar): number | undefined {
+  return typeof x === "number" && inNumericRange(x) ? micro(x) : undefined;
+}
+
+function decimalPlaces(n: number): number {
+  const [mantissa = "", exponent = "0"] = String(Math.abs(n)).split("e");
+  const dot = mantissa.indexOf(".");
+  return Math.max(0, (dot < 0 ? 0 : mantissa.length - dot - 1) - Number(exponent));
+}
+
+function equalsIgnoreCase(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase() || a.toUpperCase() === b.toUpperCase();
+}
+
+// ---- wildcard ----------------------------------------------------------------------------------
+
+/** The literal runs between unescaped `*`s: `a*b` is `["a", "b"]`, `*` is `["", ""]`. */
+type Glob = string[];
+
+/** `*` matches any run of characters, `\*` a star, `\\` a backslash; `**` and other escapes are refused. */
+function parseGlob(path: string[], pattern: string): Glob {
+  const parts: Glob = [];
+  let run = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      const next = pattern[i + 1];
+      if (next !== "*" && next !== "\\") {
+        throw new PatternError(
+          `${where(path)}invalid escape character at position ${i + 1} of the wildcard`,
+        );
+      }
+      run += next;
+      i++;
+    } else if (c === "*") {
+      if (pattern[i + 1] === "*") {
+        throw new PatternError(
+          `${where(path)}consecutive wildcard characters at position ${i + 1}`,
+        );
+      }
+      parts.push(run);
+      run = "";
+    } else run += c;
+  }
+  parts.push(run);
+  return parts;
+}
+
+/** Anchored first and last runs, middle runs found leftmost in order: linear, no backtracking. */
+function globMatches(glob: Glob, s: string): boolean {
+  const first = glob[0] ?? "";
+  if (glob.length === 1) return s === first;
+  const last = glob[glob.length - 1] ?? "";
+  if (first.length + last.length > s.length || !s.startsWith(first) || !s.endsWith(last)) {
+    return false;
+  }
+  let pos = first.length;
+  const end = s.length - last.length;
+  for (let i = 1; i < glob.length - 1; i++) {
+    const run = glob[i] ?? "";
+    const at = s.indexOf(run, pos);
+    if (at < 0 || at + run.length > end) return false;
+    pos = at + run.length;
+  }
+  return true;
+}
+
+// ---- IP addresses ------------------------------------------------------------------------------
+
+interface Ip {
+  v6: boolean;
+  n: bigint;
+}
+interface IpRange {
+  v6: boolean;
+  low: bigint;
+  high: bigint;
+}
+
+/**
+ * An IPv4 dotted quad (decimal octets) or an IPv6 address of hex groups and colons (`::`
+ * allowed, no embedded IPv4, no zone): the shapes event-ruler recognises.
+ */
+function parseIp(s: string): Ip | undefined {
+  const quad = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (quad) {
+    let n = 0n;
+    for (const octet of quad.slice(1)) {
+      const v = Number(octet);
+      if (v > 255) return undefined;
+      n = (n << 8n) | BigInt(v);
+    }
+    return { v6: false, n };
+  }
+  if (!/^[0-9a-fA-F:]*:[0-9a-fA-F:]*$/.test(s)) return undefined;
+  const halves = s.split("::");
+  if (halves.length > 2) return undefined;
+  const groups = halves.map((h) => (h === "" ? [] : h.split(":")));
+  const count = groups.reduce((sum, g) => sum + g.length, 0);
+  if (halves.length === 1 ? count !== 8 : count > 7) return undefined;
+  const all = [
+    ...(groups[0] ?? []),
+    ...new Array<string>(8 - count).fill("0"),
+    ...(groups[1] ?? []),
+  ];
+  let n = 0n;
+  for (const g of all) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
+    n = (n << 16n) | BigInt(Number.parseInt(g, 16));
+  }
+  return { v6: true, n };
+}
+
+function sameIp(a: Ip | undefined, b: Ip): boolean {
+  return a !== undefined && a.v6 === b.v6 && a.n === b.n;
+}
+
+function inRange(ip: Ip | undefined, range: IpRange): boolean {
+  return ip !== undefined && ip.v6 === range.v6 && ip.n >= range.low && ip.n <= range.high;
+}
+
+/** `address/bits`; event-ruler refuses masks of 32+ bits for IPv4 and 128+ for IPv6. */
+function parseCidr(path: string[], cidr: string): IpRange {
+  const fail = (msg: string): never => {
+    throw new PatternError(`${where(path)}cidr ${JSON.stringify(cidr)}: ${msg}`);
+  };
+  const parts = cidr.split("/");
+  const [address = "", mask = ""] = parts;
+  if (parts.length !== 2 || mask === "") fail("malformed CIDR, one '/' required");
+  if (!/^[+-]?\d+$/.test(mask)) fail("malformed CIDR, mask bits must be an integer");
+  const bits = Number(mask);
+  if (bits < 0) fail("malformed CIDR, mask bits must not be negative");
+  const ip = parseIp(address) ?? fail(`invalid IP address: ${address}`);
+  const width = ip.v6 ? 128 : 32;
+  if (bits >= width) fail(`${ip.v6 ? "IPv6" : "IPv4"} mask bits must be < ${width}`);
+  const host = (1n << BigInt(width - bits)) - 1n;
+  return { v6: ip.v6, low: ip.n & ~host, high: ip.n | host };
+}
+
+// ---- matching ----------------------------------------------------------------------------------
+
+/** Whether `value` (undefined when the field is absent) satisfies `node`'s constraints. */
+function matchNode(node: PatternNode, value: unknown): boolean {
+  if (node.leaf && !matchLeaf(node.leaf, value)) return false;
+  const children = node.children;
+  if (!children) return true;
+  const { objects } = valuesIn(value);
+  if (objects.length === 0) return matchFields(children, undefined);
+  const one = (o: Record<string, unknown>) => matchFields(children, o);
+  return node.absenceOnly ? objects.every(one) : objects.some(one);
+}
+
+function matchFields(children: Map<string, PatternNode>, obj: Record<string, unknown> | undefined) {
+  for (const [key, child] of children) {
+    const value = obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;
+    if (!matchNode(child, value)) return false;
+  }
+  return true;
+}
+
+/** A leaf holds when any matcher does; `exists` asks whether the field has any scalar value. */
+function matchLeaf(matchers: Matcher[], value: unknown): boolean {
+  const { scalars } = valuesIn(value);
+  return matchers.some((m) =>
+    "exists" in m ? m.exists === scalars.length > 0 : scalars.some(m.test),
+  );
+}
+
+/**
+ * The scalar values (`scalars`) and objects at a field: the value itself, or the members of an
+ * array, nested arrays flattened. Iterative, so a deeply nested event array cannot exhaust the stack.
+ */
+function valuesIn(value: unknown): { scalars: Scalar[]; objects: Record<string, unknown>[] } {
+  const scalars: Scalar[] = [];
+  const objects: Record<string, unknown>[] = [];
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (Array.isArray(v)) for (const member of v) pending.push(member);
+    else if (isPlainObject(v)) objects.push(v);
+    else if (v === null || ["string", "number", "boolean"].includes(typeof v))
+      scalars.push(v as Scalar);
+  }
+  return { scalars, objects };
+}
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  return Array.isArray(v) ? "an array" : `a ${typeof v}`;
+}
+
+/** `detail.state: ` before a message about that field; nothing at the top level. */
+function where(path: string[]): string {
+  return path.length > 0 ? `${path.join(".")}: ` : "";
+}

@@ -1,0 +1,508 @@
+/**
+ * Schedule timing: when a schedule's nominal fire times fall (DolphinScheduler's timing, which
+ * runs on Quartz cron triggers; here cron-parser syntax), checked and computed without a clock.
+ *
+ * A timing is exactly one of:
+ * - `cron`: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, with
+ *   cron-parser v5 semantics (lists, ranges, steps, names, `L`, `#`, and its day rule: when both
+ *   day-of-month and day-of-week are restricted — written as anything but `*` or `?` — a day
+ *   matching either fires); evaluated on the wall clock of `timezone`;
+ * - `rate`: `"N seconds|minutes|hours|days"` (N ≥ 1; the singular unit only when N = 1), elapsed
+ *   time anchored at `anchor`, blind to time zones and DST (as EventBridge's `rate()`);
+ * - `at`: one instant.
+ *
+ * Every fire lies in [startTime, endTime] when those are set.
+ *
+ * DST rule (cron only). A wall-clock time the cron names can be missing or repeated in the zone:
+ * - skipped (spring forward, e.g. 02:30 on a day clocks jump 02:00 → 03:00): it fires once, at
+ *   the first valid instant after it — the transition itself (03:00 local). Several skipped
+ *   times (02:00, 02:30) and the transition's own wall time (03:00) make one fire;
+ * - repeated (fall back, 01:30 happens twice): it fires once, at the first occurrence.
+ * cron-parser 5.10.5 iterating in the zone itself does neither (checked): a skipped 02:30 fires
+ * at 03:30 in New York and Berlin, Lord Howe's 02:15 inside its 30-minute gap does not fire at
+ * all, and `*\/30 * * * *` or `0 * * * *` fire twice in the repeated hour. So the cron is
+ * iterated by cron-parser over the wall clock (in UTC, which has no DST) and each wall time is
+ * mapped to an instant here, with luxon's zone offsets.
+ *
+ * Pure: no clock reads, times are epoch milliseconds passed in.
+ */
+
+import { type CronExpression, CronExpressionParser } from "cron-parser";
+import { IANAZone } from "luxon";
+import type { ErrorDetail } from "./errors.js";
+
+/** How a schedule is timed (the API's schedule fields, with instants as epoch ms). */
+export interface ScheduleTiming {
+  /** 5 fields, or 6 with seconds first (cron-parser semantics), on `timezone`'s wall clock. */
+  cron?: string;
+  /** `"N seconds|minutes|hours|days"`, N ≥ 1 (`"1 minute"` or `"1 minutes"`; `"5 minutes"`). */
+  rate?: string;
+  /** One fire at this instant, epoch ms. */
+  at?: number;
+  /** IANA zone name for `cron` (`"UTC"` when undefined). `rate` and `at` ignore it. */
+  timezone: string;
+  /** First instant a fire may have, epoch ms (inclusive). */
+  startTime?: number;
+  /** Last instant a fire may have, epoch ms (inclusive). */
+  endTime?: number;
+  /** rate: fires at anchor + k·period for every integer k (no drift); default startTime ?? 0. */
+  anchor?: number;
+}
+
+const SECOND = 1000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/** Length of one `rate` unit, ms. */
+const RATE_UNITS: Record<string, number> = {
+  second: SECOND,
+  minute: 60 * SECOND,
+  hour: HOUR,
+  day: DAY,
+};
+
+/** Field names for messages, 6-field order (a 5-field cron drops the first). */
+const CRON_FIELDS = ["second", "minute", "hour", "day of month", "month", "day of week"];
+
+/** Fixed seed for cron-parser's `H` so that nothing depends on chance (checkTiming rejects H). */
+const HASH_SEED = "shoal";
+
+/** Wall-clock iterations without a fire before the cron iterator gives up (a safety net). */
+const MAX_BARREN_STEPS = 100_000;
+
+/** A timing reduced to what iteration needs. */
+type Compiled =
+  | { kind: "cron"; cron: CronExpression; zone: IANAZone }
+  | { kind: "rate"; periodMs: number; anchor: number }
+  | { kind: "at"; at: number };
+
+/** An instant the core accepts: a safe integer of epoch ms. */
+function isInstant(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v);
+}
+
+/**
+ * Period of a `rate`, ms, or the problem with it as one sentence.
+ * The unit is plural always, or singular when N = 1 (`"1 hour"`), as EventBridge's `rate()`.
+ */
+function parseRate(rate: unknown): { periodMs: number } | { problem: string } {
+  if (typeof rate !== "string") return { problem: "rate must be a string" };
+  const m = /^\s*(\d+)\s+(second|minute|hour|day)(s?)\s*$/.exec(rate);
+  const n = m ? Number(m[1]) : 0;
+  if (!m || n < 1 || !/^[1-9]/.test(m[1] as string)) {
+    return {
+      problem: `rate '${rate}' is not "N seconds|minutes|hours|days" with a whole N of at least 1`,
+    };
+  }
+  const unit = m[2] as string;
+  if (m[3] === "" && n !== 1) {
+    return { problem: `rate '${rate}' needs the plural unit ('${n} ${unit}s')` };
+  }
+  const periodMs = n * (RATE_UNITS[unit] as number);
+  if (!Number.isSafeInteger(periodMs)) return { problem: `rate '${rate}' is too long` };
+  return { periodMs };
+}
+
+/** Whether a cron field uses `H` (a hashed, i.e. per-parse random, value). */
+function isHashed(field: string): boolean {
+  return /(^|,)H(?=$|[(/#,])/i.test(field);
+}
+
+/**
+ * The problem with one field as cron-parser reports it, rewritten to name the field:
+ * "bad minute value '61' (expected 0-59)", or "bad hour field '5-1': invalid range: …".
+ */
+function fieldProblem(name: string, text: string, error: string): string {
+  const range = /got value (\S+) expected range (\d+-\d+)/.exec(error);
+  if (range) return `bad ${name} value '${range[1]}' (expected ${range[2]})`;
+  const twice = /duplicate values found: (\S+)/.exec(error);
+  if (twice) return `bad ${name} field '${text}': it lists ${twice[1]} twice`;
+  const chars = /^Invalid characters, got value: (.*)$/.exec(error);
+  if (chars) return `bad ${name} value '${chars[1] || text}'`;
+  const detail = error.replace(/\.$/, "").replace(/^Constraint error,\s*/i, "");
+  return `bad ${name} field '${text}': ${detail.charAt(0).toLowerCase()}${detail.slice(1)}`;
+}
+
+/** The problem with a cron's shape (a string of 5 or 6 fields, no `H`), before cron-parser. */
+function cronShapeProblem(expr: unknown): string | undefined {
+  if (typeof expr !== "string") return "cron must be a string";
+  const fields = expr.trim() === "" ? [] : expr.trim().split(/\s+/);
+  if (fields.length !== 5 && fields.length !== 6) {
+    return `cron needs 5 fields, or 6 with seconds first (got ${fields.length})`;
+  }
+  const names = fields.length === 6 ? CRON_FIELDS : CRON_FIELDS.slice(1);
+  for (const [i, field] of fields.entries()) {
+    if (isHashed(field)) {
+      return `${names[i]} field '${field}' uses H (hashed values), which Shoal does not support`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The problem with a cron expression's syntax as one sentence, or undefined when cron-parser
+ * accepts it as 5 or 6 fields without `H`. Each field is parsed alone first (others `*`) so the
+ * message can name the field; cron-parser's own messages do not.
+ */
+function cronSyntaxProblem(expr: unknown): string | undefined {
+  const shape = cronShapeProblem(expr);
+  if (shape !== undefined || typeof expr !== "string") return shape;
+  const fields = expr.trim().split(/\s+/);
+  const names = fields.length === 6 ? CRON_FIELDS : CRON_FIELDS.slice(1);
+  for (const [i, field] of fields.entries()) {
+    const probe = fields.map((f, j) => (j === i ? f : "*")).join(" ");
+    try {
+      CronExpressionParser.parse(probe, { tz: "UTC", currentDate: 0, hashSeed: HASH_SEED });
+    } catch (e) {
+      return fieldProblem(names[i] as string, field, (e as Error).message);
+    }
+  }
+  try {
+    CronExpressionParser.parse(expr, { tz: "UTC", currentDate: 0, hashSeed: HASH_SEED });
+  } catch (e) {
+    const message = (e as Error).message;
+    // cron-parser's check that an explicit day of month occurs in one of the months.
+    if (/day of month/i.test(message)) {
+      return "cron never fires: its day of month does not occur in any of its months";
+    }
+    return `cron is not valid: ${message.replace(/\.$/, "")}`;
+  }
+  return undefined;
+}
+
+/** Zone names that passed isIanaZone (bounded; starts over when full). */
+const knownZones = new Set<string>();
+
+/** Whether `name` is an IANA zone name luxon (Intl) knows; offset names like "+05:00" are not. */
+function isIanaZone(name: unknown): name is string {
+  if (typeof name !== "string" || !/^[A-Za-z]/.test(name)) return false;
+  if (knownZones.has(name)) return true;
+  // luxon asks Intl with a new DateTimeFormat (tens of µs): remember the names that passed.
+  if (!IANAZone.isValidZone(name)) return false;
+  if (knownZones.size >= 1000) knownZones.clear();
+  knownZones.add(name);
+  return true;
+}
+
+/**
+ * The timing reduced for iteration.
+ * @throws RangeError naming the first problem when the timing is not valid (see checkTiming).
+ */
+function compile(t: ScheduleTiming): Compiled {
+  const given = [t.cron, t.rate, t.at].filter((v) => v !== undefined).length;
+  if (given !== 1) throw new RangeError("exactly one of cron, rate or at must be given");
+  for (const key of ["startTime", "endTime"] as const) {
+    if (t[key] !== undefined && !isInstant(t[key])) {
+      throw new RangeError(`${key} is not a valid instant`);
+    }
+  }
+  if (t.cron !== undefined) {
+    const zoneName = t.timezone ?? "UTC";
+    if (!isIanaZone(zoneName)) throw new RangeError(`unknown time zone '${zoneName}'`);
+    const shape = cronShapeProblem(t.cron);
+    if (shape) throw new RangeError(shape);
+    try {
+      // Iteration runs over the wall clock read as UTC (see cronFires); it resets the date.
+      const cron = CronExpressionParser.parse(t.cron.trim(), {
+        tz: "UTC",
+        currentDate: 0,
+        hashSeed: HASH_SEED,
+      });
+      return { kind: "cron", cron, zone: IANAZone.create(zoneName) };
+    } catch (e) {
+      throw new RangeError(cronSyntaxProblem(t.cron) ?? (e as Error).message);
+    }
+  }
+  if (t.rate !== undefined) {
+    const rate = parseRate(t.rate);
+    if ("problem" in rate) throw new RangeError(rate.problem);
+    const anchor = t.anchor ?? t.startTime ?? 0;
+    if (!isInstant(anchor)) throw new RangeError("anchor is not a valid instant");
+    return { kind: "rate", periodMs: rate.periodMs, anchor };
+  }
+  if (!isInstant(t.at)) throw new RangeError("at is not a valid instant");
+  return { kind: "at", at: t.at };
+}
+
+/** Hours remembered per zone as having one offset throughout (null: it changes within). */
+const steadyHours = new Map<string, Map<number, number | null>>();
+/** Bound of each zone's memo; it starts over when full. */
+const STEADY_HOURS_MAX = 50_000;
+
+/** luxon's offset of the zone at `instant`, ms (luxon gives minutes, fractional for LMT). */
+function exactOffsetMs(zone: IANAZone, instant: number): number {
+  return Math.round(zone.offset(instant) * 60_000);
+}
+
+/**
+ * The zone's UTC offset at `instant`, ms. Each luxon lookup formats a date through Intl (µs), so
+ * hours with one offset at both ends are remembered: offsets change at most once an hour.
+ */
+function offsetMs(zone: IANAZone, instant: number): number {
+  let memo = steadyHours.get(zone.name);
+  if (!memo) {
+    memo = new Map();
+    steadyHours.set(zone.name, memo);
+  }
+  const hour = Math.floor(instant / HOUR);
+  let steady = memo.get(hour);
+  if (steady === undefined) {
+    const start = exactOffsetMs(zone, hour * HOUR);
+    steady = start === exactOffsetMs(zone, (hour + 1) * HOUR - 1) ? start : null;
+    if (memo.size >= STEADY_HOURS_MAX) memo.clear();
+    memo.set(hour, steady);
+  }
+  return steady ?? exactOffsetMs(zone, instant);
+}
+
+/** The wall-clock time of `instant` in the zone, as epoch ms of that wall time read as UTC. */
+function wallOf(zone: IANAZone, instant: number): number {
+  return instant + offsetMs(zone, instant);
+}
+
+/**
+ * The instant a wall-clock time fires at (`wall` is that wall time read as UTC, ms): itself when
+ * it occurs once, its first occurrence when repeated, and when skipped the first valid instant
+ * after it — the transition, the first instant whose wall time is not before `wall`.
+ */
+function resolveWall(zone: IANAZone, wall: number): number {
+  // Offsets a day either side: the instants with this wall time lie within [wall − 14 h,
+  // wall + 12 h] (offsets span UTC−12…UTC+14), so with one transition nearby these are the
+  // only candidates; the earlier instant that really has its offset is the first occurrence.
+  const before = offsetMs(zone, wall - DAY);
+  const after = offsetMs(zone, wall + DAY);
+  const early = wall - Math.max(before, after);
+  const late = wall - Math.min(before, after);
+  const earlyOk = offsetMs(zone, early) === Math.max(before, after);
+  if (earlyOk) return early;
+  if (before !== after) {
+    if (offsetMs(zone, late) === Math.min(before, after)) return late;
+    // Neither: skipped by a forward shift (before < after) — fires at the transition.
+    if (before < after) return firstWallReaching(zone, wall, early, late);
+  }
+  // Several transitions within a day of it (rare, historical): every offset in force around
+  // it is a candidate; if none holds, it is skipped and fires where the wall clock reaches it.
+  const offsets = new Set<number>();
+  for (let h = -16; h <= 16; h++) offsets.add(offsetMs(zone, wall + h * HOUR));
+  let first: number | undefined;
+  for (const off of offsets) {
+    const instant = wall - off;
+    if (offsetMs(zone, instant) === off && (first === undefined || instant < first)) {
+      first = instant;
+    }
+  }
+  if (first !== undefined) return first;
+  let lo = wall - 16 * HOUR;
+  while (wallOf(zone, lo + HOUR) < wall) lo += HOUR;
+  return firstWallReaching(zone, wall, lo, lo + HOUR);
+}
+
+/**
+ * The first instant in (lo, hi] whose wall time is not before `wall`, by bisection; the wall
+ * clock must be before `wall` at `lo`, reach it by `hi`, and not step back in between.
+ */
+function firstWallReaching(zone: IANAZone, wall: number, lo: number, hi: number): number {
+  let l = lo;
+  let h = hi;
+  while (h - l > 1) {
+    const mid = Math.floor((l + h) / 2);
+    if (wallOf(zone, mid) < wall) l = mid;
+    else h = mid;
+  }
+  return h;
+}
+
+/**
+ * Where wall-clock iteration starts so that every wall time after it fires strictly after
+ * `afterMs`: the wall time of `afterMs`, or — when `afterMs` is in the second pass of a repeated
+ * period — the end of that period, since its wall times fired in the first pass.
+ */
+function startWall(zone: IANAZone, afterMs: number): number {
+  const wall = wallOf(zone, afterMs);
+  const firstPass = resolveWall(zone, wall);
+  if (firstPass >= afterMs) return wall;
+  // Bisect for the fall-back transition between the two passes.
+  const firstOffset = offsetMs(zone, firstPass);
+  let lo = firstPass;
+  let hi = afterMs;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offsetMs(zone, mid) === firstOffset) lo = mid;
+    else hi = mid;
+  }
+  // The repeated wall times end where the first pass would have reached at the transition.
+  return hi + firstOffset - 1;
+}
+
+/** Cron fires strictly after `afterMs` (an integer), ascending, per the DST rule. */
+function* cronFires(
+  c: { cron: CronExpression; zone: IANAZone },
+  afterMs: number,
+): Generator<number> {
+  const iterator = c.cron;
+  iterator.reset(new Date(startWall(c.zone, afterMs)));
+  let last = afterMs;
+  let barren = 0;
+  while (barren < MAX_BARREN_STEPS) {
+    let wall: number;
+    try {
+      wall = iterator.next().getTime();
+    } catch {
+      // cron-parser's loop limit (no match within its search) or the end of luxon's range.
+      return;
+    }
+    const instant = resolveWall(c.zone, wall);
+    if (instant > last) {
+      barren = 0;
+      last = instant;
+      yield instant;
+    } else barren++;
+    // A skipped wall time: the rest of the gap, up to the transition's own wall time, maps to
+    // the same instant; continue after it.
+    const landed = wallOf(c.zone, instant);
+    if (landed > wall) iterator.reset(new Date(landed));
+  }
+}
+
+/** Fires of a compiled timing strictly after `afterMs` (an integer), ascending, unbounded. */
+function* fires(c: Compiled, afterMs: number): Generator<number> {
+  if (c.kind === "at") {
+    if (c.at > afterMs) yield c.at;
+    return;
+  }
+  if (c.kind === "cron") {
+    yield* cronFires(c, afterMs);
+    return;
+  }
+  // The first k with anchor + k·period > afterMs; the check covers rounding of the division.
+  for (let k = Math.floor((afterMs - c.anchor) / c.periodMs) + 1; ; k++) {
+    const at = c.anchor + k * c.periodMs;
+    if (at > afterMs) yield at;
+  }
+}
+
+/**
+ * Nominal fire times of `t` in (fromMs, toMs], ascending, at most `limit` (the earliest ones).
+ * @throws RangeError when the timing is invalid or fromMs is not finite.
+ */
+function collect(t: ScheduleTiming, fromMs: number, toMs: number, limit: number): number[] {
+  const c = compile(t);
+  if (!Number.isFinite(fromMs)) throw new RangeError(`afterMs must be finite (got ${fromMs})`);
+  if (Number.isNaN(toMs)) throw new RangeError("toMs must be a number");
+  const out: number[] = [];
+  if (!(limit >= 1)) return out;
+  const until = Math.min(toMs, t.endTime ?? Number.POSITIVE_INFINITY);
+  if (limit === Number.POSITIVE_INFINITY && until === Number.POSITIVE_INFINITY) {
+    throw new RangeError("an unbounded count needs an end (toMs or endTime)");
+  }
+  // Fires are whole ms: "after x" is "after floor(x)", and "≥ startTime" is "after startTime − 1".
+  let after = Math.floor(fromMs);
+  if (t.startTime !== undefined) after = Math.max(after, t.startTime - 1);
+  for (const at of fires(c, after)) {
+    if (at > until) break;
+    out.push(at);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/**
+ * The next `count` nominal fire times strictly after `afterMs` (epoch ms), ascending; fewer when
+ * the timing ends (`at` gives its one instant, endTime cuts, a cron has no further match). None
+ * is before startTime or after endTime. `rate` fires at anchor + k·period (no drift); `cron`
+ * follows the DST rule in the module comment.
+ * @throws RangeError when the timing is not valid (checkTiming lists why) or afterMs is not finite.
+ */
+export function nextFireTimes(t: ScheduleTiming, afterMs: number, count: number): number[] {
+  return collect(t, afterMs, Number.POSITIVE_INFINITY, count);
+}
+
+/**
+ * The nominal fire times in (fromMs, toMs] (epoch ms), ascending, at most `limit` — the earliest
+ * ones, so `length === limit` means there may be more. Same rules as nextFireTimes.
+ * @throws RangeError when the timing is not valid or fromMs is not finite.
+ */
+export function fireTimesBetween(
+  t: ScheduleTiming,
+  fromMs: number,
+  toMs: number,
+  limit: number,
+): number[] {
+  return collect(t, fromMs, toMs, limit);
+}
+
+/**
+ * Problems with a timing, one per problem, with the field as `path` (`cron`, `rate`, `at`,
+ * `timezone`, `startTime`, `endTime`, `anchor`) and a one-sentence message; empty when valid.
+ * Besides syntax (field count, field values, rate form, zone name, instants as safe integers of
+ * epoch ms, endTime after startTime) it reports a timing that can never fire: a cron no date
+ * matches (`0 0 30 2 *`), or no fire between startTime and endTime.
+ */
+export function checkTiming(t: ScheduleTiming): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const kinds = (["cron", "rate", "at"] as const).filter((k) => t[k] !== undefined);
+  if (kinds.length === 0) {
+    details.push({ path: "cron", message: "exactly one of cron, rate or at is required" });
+  } else if (kinds.length > 1) {
+    details.push({
+      path: kinds[1] as string,
+      message: `exactly one of cron, rate or at may be given (got ${kinds.join(", ")})`,
+    });
+  }
+  if (t.cron !== undefined) {
+    const problem = cronSyntaxProblem(t.cron);
+    if (problem) details.push({ path: "cron", message: problem });
+  }
+  if (t.rate !== undefined) {
+    const rate = parseRate(t.rate);
+    if ("problem" in rate) details.push({ path: "rate", message: rate.problem });
+  }
+  if (t.at !== undefined && !isInstant(t.at)) {
+    details.push({ path: "at", message: "at is not a valid instant" });
+  }
+  const zone = t.timezone ?? "UTC";
+  if (!isIanaZone(zone)) {
+    details.push({ path: "timezone", message: `unknown time zone '${String(zone)}'` });
+  }
+  for (const key of ["startTime", "endTime", "anchor"] as const) {
+    if (t[key] !== undefined && !isInstant(t[key])) {
+      details.push({ path: key, message: `${key} is not a valid instant` });
+    }
+  }
+  const { startTime, endTime } = t;
+  if (isInstant(startTime) && isInstant(endTime) && endTime <= startTime) {
+    details.push({ path: "endTime", message: "endTime must be after startTime" });
+  }
+  if (details.length === 0) details.push(...neverFires(t));
+  return details;
+}
+
+/** A valid timing's "never fires" problem, if any (at most one detail). */
+function neverFires(t: ScheduleTiming): ErrorDetail[] {
+  const { startTime, endTime } = t;
+  if (t.at !== undefined) {
+    if (startTime !== undefined && t.at < startTime) {
+      return [{ path: "at", message: "at is before startTime, so it never fires" }];
+    }
+    if (endTime !== undefined && t.at > endTime) {
+      return [{ path: "at", message: "at is after endTime, so it never fires" }];
+    }
+    return [];
+  }
+  const path = t.cron !== undefined ? "cron" : "rate";
+  if (t.cron !== undefined) {
+    // Any date a cron matches recurs (the calendar repeats every 400 years), so one fire
+    // after 1970 on an unbounded timing shows it can fire at all.
+    const unbounded: ScheduleTiming = { cron: t.cron, timezone: t.timezone };
+    if (nextFireTimes(unbounded, 0, 1).length === 0) {
+      return [{ path, message: "cron never fires: no date matches it" }];
+    }
+  }
+  // With one bound open, a cron or rate fires forever on that side; with both, check.
+  if (startTime !== undefined && endTime !== undefined) {
+    if (fireTimesBetween(t, startTime - 1, endTime, 1).length === 0) {
+      return [{ path, message: `${path} never fires between startTime and endTime` }];
+    }
+  }
+  return [];
+}

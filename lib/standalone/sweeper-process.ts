@@ -1,0 +1,53 @@
+/**
+ * `shoal sweeper`: a sweeper as its own long-running process. Any number may run against one
+ * store: they share the schedule shards through leases (no leader; a dead one's shards are taken
+ * over once its leases expire) and every fire is recorded at most once in the fire ledger. Like
+ * `shoal worker`, it takes its configuration from the environment or `.shoal/endpoints.env`.
+ */
+import { hostname } from "node:os";
+import { createRuntime, setRuntime } from "../runtime/runtime.js";
+import { loadEndpointsFile } from "./worker-process.js";
+
+/** Sweeps every `intervalMs` until SIGINT/SIGTERM; a clean stop hands its shards over at once. */
+export async function runSweeperProcess(opts: {
+  intervalMs: number;
+  quiet?: boolean;
+}): Promise<void> {
+  const file = loadEndpointsFile();
+  const runtime = createRuntime();
+  setRuntime(runtime);
+  const owner = `${hostname()}:${process.pid}`;
+  const scheduler = runtime.scheduleSweeper(owner, opts.intervalMs);
+  const log = runtime.api.log;
+  let stopping = false;
+  let busy: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    try {
+      await runtime.sweeper.sweep();
+      await scheduler.sweep();
+    } catch (e) {
+      log?.("sweeper: sweep failed", { error: String(e) });
+    }
+  };
+  const timer = setInterval(() => {
+    if (stopping) return;
+    busy = busy.then(tick);
+  }, opts.intervalMs);
+  if (!opts.quiet) {
+    process.stdout.write(
+      `shoal sweeper ${owner}: every ${opts.intervalMs} ms${file ? `, environment from ${file}` : ""}\n`,
+    );
+  }
+  process.send?.("ready");
+  await new Promise<void>((done) => {
+    const onSignal = () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      stopping = true;
+      clearInterval(timer);
+      busy.then(() => scheduler.stop()).then(done, done);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}

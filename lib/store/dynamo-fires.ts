@@ -1,0 +1,129 @@
+/**
+ * The fires table, the ledger of scheduled nominal times: partition `scheduleId`, sort key
+ * `nominalTime` (N). An entry is created once (PutItem with attribute_not_exists), which is what
+ * makes a nominal time fire at most once however many sweepers run; afterwards only its decision
+ * moves, conditioned on the decision it moves from (DynamoDB Developer Guide, "Condition
+ * expressions"). Reads are strongly consistent.
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { conditional, isConditionFailure, page } from "./dynamo-common.js";
+import type { Page } from "./records.js";
+import type {
+  FireChanges,
+  FireDecision,
+  FireRecord,
+  FireStore,
+  ListFiresQuery,
+} from "./schedules.js";
+
+/** The attributes updateFire may set (the key never changes). */
+const CHANGEABLE: ReadonlyArray<keyof FireChanges> = [
+  "decision",
+  "instanceId",
+  "actualTime",
+  "latenessMs",
+];
+
+export class DynamoFires implements FireStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  putFire(f: FireRecord): Promise<boolean> {
+    return conditional(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: f,
+          ConditionExpression: "attribute_not_exists(scheduleId)",
+        }),
+      ),
+    );
+  }
+
+  async getFire(scheduleId: string, nominalTime: number): Promise<FireRecord | undefined> {
+    const r = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { scheduleId, nominalTime },
+        ConsistentRead: true,
+      }),
+    );
+    return r.Item as FireRecord | undefined;
+  }
+
+  async updateFire(
+    scheduleId: string,
+    nominalTime: number,
+    fromDecision: FireDecision,
+    changes: FireChanges,
+  ): Promise<FireRecord | undefined> {
+    const names: Record<string, string> = { "#from": "decision" };
+    const values: Record<string, unknown> = { ":from": fromDecision };
+    const sets: string[] = [];
+    CHANGEABLE.forEach((k, n) => {
+      const v = changes[k];
+      if (v === undefined) return;
+      names[`#a${n}`] = k;
+      values[`:a${n}`] = v;
+      sets.push(`#a${n} = :a${n}`);
+    });
+    // Nothing to change still checks the condition (and returns the fire), via a no-op SET.
+    if (sets.length === 0) sets.push("#from = :from");
+    try {
+      const r = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { scheduleId, nominalTime },
+          UpdateExpression: `SET ${sets.join(", ")}`,
+          // The decision condition also fails on a missing item, so no fire is created here.
+          ConditionExpression: "#from = :from",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return r.Attributes as FireRecord;
+    } catch (e) {
+      if (isConditionFailure(e)) return undefined;
+      throw e;
+    }
+  }
+
+  async listFires(scheduleId: string, q: ListFiresQuery): Promise<Page<FireRecord>> {
+    const values: Record<string, unknown> = { ":s": scheduleId };
+    let range = "";
+    if (q.from !== undefined && q.to !== undefined) {
+      // An empty range: BETWEEN would be refused (DynamoDB requires low <= high).
+      if (q.from > q.to) return { items: [] };
+      range = " AND nominalTime BETWEEN :from AND :to";
+      values[":from"] = q.from;
+      values[":to"] = q.to;
+    } else if (q.from !== undefined) {
+      range = " AND nominalTime >= :from";
+      values[":from"] = q.from;
+    } else if (q.to !== undefined) {
+      range = " AND nominalTime <= :to";
+      values[":to"] = q.to;
+    }
+    const found = await page(
+      this.db,
+      {
+        TableName: this.table,
+        KeyConditionExpression: `scheduleId = :s${range}`,
+        ExpressionAttributeValues: values,
+        ConsistentRead: true,
+      },
+      q.limit,
+      ["scheduleId", "nominalTime"],
+      q.nextToken,
+    );
+    return { ...found, items: found.items as unknown as FireRecord[] };
+  }
+}

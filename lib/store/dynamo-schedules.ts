@@ -1,0 +1,138 @@
+/**
+ * The schedules table: one item per schedule (partition key `id`), plus attributes only the
+ * indexes read, which the store sets on every write and strips on every read:
+ * - `dueShard` (= `shard`) only while `state = ONLINE` and `nextFireTime` is set: the sparse
+ *   `due` index then holds exactly the schedules a sweeper shard may fire, by nextFireTime;
+ * - `listKey` = "S" and `createdKey` = `<createdAt, 15 digits>#<id>` for the lists.
+ * Writes are whole-item PutItems with a condition (new id, or stored rev = rev - 1), so the
+ * index attributes can never disagree with the state they derive from.
+ */
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { INDEX } from "../aws/resources.js";
+import { conditional, type Item, page, strip } from "./dynamo-common.js";
+import type { Page } from "./records.js";
+import type { ListSchedulesQuery, ScheduleRecord, ScheduleStore } from "./schedules.js";
+
+/** Largest epoch ms that fits 15 digits (year 33658): every real time does. */
+const MAX_MS = 10 ** 15 - 1;
+
+const LIST_KEY = "S";
+const INDEX_ATTRS = ["dueShard", "listKey", "createdKey"];
+
+/**
+ * `<createdAt, 15 digits zero-padded>#<id>`: sorts by creation time, then id. Shared by the
+ * schedules, backfills and triggers lists.
+ * @throws RangeError when createdAt is not a whole number of ms in 0 .. 10^15 - 1.
+ */
+export function createdKey(createdAt: number, id: string): string {
+  if (!Number.isInteger(createdAt) || createdAt < 0 || createdAt > MAX_MS) {
+    throw new RangeError(`createdAt must be a whole number of ms in 0..${MAX_MS}: ${createdAt}`);
+  }
+  return `${String(createdAt).padStart(15, "0")}#${id}`;
+}
+
+function scheduleItem(s: ScheduleRecord): Item {
+  if (s.shard === "") throw new RangeError(`schedule ${s.id}: shard must not be empty`);
+  // Whatever the caller passed in index attributes is dropped: only the state decides them.
+  const item = strip<Item>(s as unknown as Item, ...INDEX_ATTRS);
+  item.listKey = LIST_KEY;
+  item.createdKey = createdKey(s.createdAt, s.id);
+  if (s.state === "ONLINE" && s.nextFireTime !== undefined) item.dueShard = s.shard;
+  return item;
+}
+
+const record = (i: Item) => strip<ScheduleRecord>(i, ...INDEX_ATTRS);
+
+export class DynamoSchedules implements ScheduleStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async putSchedule(s: ScheduleRecord): Promise<boolean> {
+    const Item = scheduleItem(s);
+    return conditional(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item,
+          ConditionExpression: "attribute_not_exists(id)",
+        }),
+      ),
+    );
+  }
+
+  async getSchedule(id: string): Promise<ScheduleRecord | undefined> {
+    const r = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }),
+    );
+    return r.Item ? record(r.Item) : undefined;
+  }
+
+  async updateSchedule(s: ScheduleRecord): Promise<boolean> {
+    const Item = scheduleItem(s);
+    return conditional(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item,
+          ConditionExpression: "rev = :prev",
+          ExpressionAttributeValues: { ":prev": s.rev - 1 },
+        }),
+      ),
+    );
+  }
+
+  deleteSchedule(id: string): Promise<boolean> {
+    return conditional(() =>
+      this.db.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { id },
+          ConditionExpression: "attribute_exists(id)",
+        }),
+      ),
+    );
+  }
+
+  async listSchedules(q: ListSchedulesQuery): Promise<Page<ScheduleRecord>> {
+    const byWorkflow = q.workflow !== undefined;
+    const partition = byWorkflow ? "workflow" : "listKey";
+    const found = await page(
+      this.db,
+      {
+        TableName: this.table,
+        IndexName: byWorkflow ? INDEX.schedulesByWorkflow : INDEX.schedulesList,
+        KeyConditionExpression: "#p = :p",
+        ExpressionAttributeNames: { "#p": partition },
+        ExpressionAttributeValues: { ":p": byWorkflow ? q.workflow : LIST_KEY },
+        ScanIndexForward: false,
+      },
+      q.limit,
+      [partition, "createdKey", "id"],
+      q.nextToken,
+    );
+    return { ...found, items: found.items.map(record) };
+  }
+
+  async listDue(shard: string, beforeMs: number, limit: number): Promise<ScheduleRecord[]> {
+    // An empty shard cannot be a key value (DynamoDB refuses it), so nothing is due there.
+    if (limit < 1 || shard === "") return [];
+    const r = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: INDEX.schedulesDue,
+        KeyConditionExpression: "dueShard = :s AND nextFireTime <= :b",
+        ExpressionAttributeValues: { ":s": shard, ":b": beforeMs },
+        Limit: limit,
+      }),
+    );
+    return ((r.Items ?? []) as Item[]).map(record);
+  }
+}
