@@ -1,6 +1,29 @@
-/** Lambda handler of the sweeper, invoked by an EventBridge schedule (rate 1 minute). */
+/**
+ * Lambda handler of the sweeper, invoked by an EventBridge schedule (rate 1 minute): the
+ * maintenance sweep (outbox, failover, timers, task groups), then the schedule sweep. Fires due
+ * within the next minute are fired now (look-ahead); the run's scheduleTime is still the nominal
+ * time. At the end the invocation gives its shard leases back, so the next one (in any
+ * container) takes every shard at once.
+ */
+import { randomUUID } from "node:crypto";
 import type { ScheduledEvent } from "../../lib/engine/lambda-events.js";
+import type { SweepResult } from "../../lib/engine/scheduling.js";
 import type { SweepReport } from "../../lib/engine/sweeper.js";
 import { runtime } from "../../lib/runtime/runtime.js";
 
-export const handler = (_event: ScheduledEvent): Promise<SweepReport> => runtime().sweeper.sweep();
+/** One owner name per container. */
+const OWNER = `lambda:${randomUUID()}`;
+const SWEEP_MS = 60_000;
+
+export const handler = async (
+  _event: ScheduledEvent,
+): Promise<SweepReport & { schedules: SweepResult }> => {
+  const rt = runtime();
+  const report = await rt.sweeper.sweep();
+  const scheduler = rt.scheduleSweeper(OWNER, SWEEP_MS, SWEEP_MS);
+  try {
+    return { ...report, schedules: await scheduler.sweep() };
+  } finally {
+    await scheduler.stop();
+  }
+};

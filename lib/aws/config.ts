@@ -84,6 +84,9 @@ export function resourceNames(prefix: string) {
       triggers: `${prefix}-triggers`,
     },
     eventsQueue: `${prefix}-events.fifo`,
+    /** Standard queue for signals that must wait (schedule look-ahead: DelaySeconds). */
+    signalsQueue: `${prefix}-signals`,
+    signalsDlq: `${prefix}-signals-dlq`,
     eventsDlq: `${prefix}-events-dlq.fifo`,
     /** Task queue of one worker group and priority tier. */
     taskQueue: (group: string, priority: Priority) =>

@@ -345,6 +345,22 @@ export async function ensureEventsQueue(sqs: SQSClient, prefix: string): Promise
   });
 }
 
+/**
+ * Creates the signals queue (standard, so that a message may carry DelaySeconds, which FIFO
+ * queues refuse) and its DLQ (idempotent). @returns the queue URL.
+ */
+export async function ensureSignalsQueue(sqs: SQSClient, prefix: string): Promise<string> {
+  const names = resourceNames(prefix);
+  const dlq = await createQueue(sqs, names.signalsDlq, {});
+  return createQueue(sqs, names.signalsQueue, {
+    VisibilityTimeout: String(QUEUE_SETTINGS.events.visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: await queueArn(sqs, dlq),
+      maxReceiveCount: QUEUE_SETTINGS.events.maxReceiveCount,
+    }),
+  });
+}
+
 /** Creates one worker group's task queues (one per priority tier) and DLQs. @returns URLs, highest first. */
 export async function ensureTaskQueues(
   sqs: SQSClient,

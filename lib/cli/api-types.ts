@@ -135,6 +135,139 @@ export interface LogPage {
   nextToken?: string;
 }
 
+/**
+ * A schedule (answer of `POST /v1/schedules`, `GET|PUT /v1/schedules/{id}` and the online /
+ * offline actions; item of `GET /v1/schedules`; lib/api/schedules.ts). Exactly one of `cron`,
+ * `rate` and `at` is set. Times are ISO-8601 instants.
+ */
+export interface Schedule {
+  id: string;
+  workflow: string;
+  /** 5 fields, or 6 with seconds first, on `timezone`'s wall clock. */
+  cron?: string;
+  /** `"N seconds|minutes|hours|days"`. */
+  rate?: string;
+  /** One-time fire. */
+  at?: string;
+  /** IANA zone name, e.g. `Europe/Paris`. */
+  timezone: string;
+  startTime?: string;
+  endTime?: string;
+  params?: Record<string, string>;
+  priority?: string;
+  failureStrategy?: string;
+  workerGroup?: string;
+  /** `SKIP`, `FIRE_ONCE` or `FIRE_ALL` (Quartz misfire instructions). */
+  misfirePolicy: string;
+  /** A fire later than this many seconds is a misfire. */
+  misfireThresholdSeconds: number;
+  /** FIRE_ALL: most missed times fired in one catch-up. */
+  maxCatchup: number;
+  /** `PARALLEL`, `SERIAL_WAIT`, `SERIAL_DISCARD` or `SERIAL_PRIORITY`. */
+  overlapPolicy: string;
+  /** `ONLINE` or `OFFLINE`. */
+  state: string;
+  /** Absent while OFFLINE or once the timing has no further fire. */
+  nextFireTime?: string;
+  /** SERIAL_*: nominal times waiting for the running instance. */
+  queued?: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Answer of `GET /v1/schedules/{id}/preview`: the next nominal fire times, ISO-8601. */
+export interface SchedulePreview {
+  items: string[];
+}
+
+/** Item of `GET /v1/schedules/{id}/fires`: what the sweeper decided for one nominal time. */
+export interface ScheduleFire {
+  nominalTime: string;
+  actualTime: string;
+  /** actualTime - nominalTime, ms. */
+  latenessMs: number;
+  /** `FIRED`, `SKIPPED_MISFIRE`, `DISCARDED_OVERLAP` or `QUEUED_SERIAL`. */
+  decision: string;
+  /** FIRED: the instance started. */
+  instanceId?: string;
+}
+
+/**
+ * A backfill, DolphinScheduler's "complement data" (answer of `POST /v1/workflows/{name}/backfill`
+ * (202), `GET /v1/backfills/{id}` and its pause / resume / cancel; lib/api/backfills.ts).
+ * Counts are of nominal times.
+ */
+export interface Backfill {
+  id: string;
+  workflow: string;
+  /** `RUNNING`, `PAUSED`, `CANCELLED`, `SUCCESS` or `FAILURE`. */
+  state: string;
+  /** `SERIAL` or `PARALLEL`. */
+  mode: string;
+  /** Runs at once (1 for SERIAL). */
+  parallelism: number;
+  priority: string;
+  total: number;
+  done: number;
+  running: number;
+  failed: number;
+  /** Not started yet. */
+  pending: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Answer (200) of a backfill `dryRun`: the nominal times it would run, in run order. */
+export interface BackfillDryRun {
+  nominalTimes: string[];
+}
+
+/** Backfill states after which nothing changes any more (PAUSED may still be resumed). */
+export const TERMINAL_BACKFILL_STATES: ReadonlySet<string> = new Set([
+  "SUCCESS",
+  "FAILURE",
+  "CANCELLED",
+]);
+
+/**
+ * An event trigger (answer of `POST /v1/triggers` (201) and `GET /v1/triggers/{id}`, item of
+ * `GET /v1/triggers`; lib/api/triggers.ts): events matching the EventBridge `eventPattern` start
+ * a run of `workflow`.
+ */
+export interface Trigger {
+  id: string;
+  workflow: string;
+  /** An EventBridge event pattern object. */
+  eventPattern: unknown;
+  /** Workflow parameter name → JSONPath into the event (e.g. `$.detail.id`). */
+  params: Record<string, string>;
+  /** A match within this many seconds of the last run starts nothing (0 = off). */
+  debounceSeconds: number;
+  createdAt: string;
+  lastFiredAt?: string;
+}
+
+/** What one event did to one matching trigger: a run started, or why not. */
+export interface TriggerOutcome {
+  triggerId: string;
+  instanceId?: string;
+  skipped?: string;
+}
+
+/**
+ * Answer of `POST /v1/events` (EventBridge PutEvents' shape plus, per entry, the triggers it
+ * matched). A failed entry has `ErrorCode` / `ErrorMessage` instead of `EventId`, as in PutEvents.
+ */
+export interface PutEventsResult {
+  FailedEntryCount: number;
+  Entries: Array<{
+    EventId?: string;
+    Triggers?: TriggerOutcome[];
+    ErrorCode?: string;
+    ErrorMessage?: string;
+  }>;
+}
+
 /** Instance states after which nothing changes any more. */
 export const TERMINAL_INSTANCE_STATES: ReadonlySet<string> = new Set([
   "SUCCESS",

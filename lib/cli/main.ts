@@ -7,12 +7,15 @@ import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Option } from "commander";
 import { registerApply } from "./commands/apply.js";
+import { registerBackfills } from "./commands/backfills.js";
 import { registerImport } from "./commands/import.js";
 import { registerInstances } from "./commands/instances.js";
 import { registerLogs } from "./commands/logs.js";
 import { registerRun } from "./commands/run.js";
+import { registerSchedules } from "./commands/schedules.js";
 import { registerServers } from "./commands/server.js";
 import { registerTaskGroups } from "./commands/task-groups.js";
+import { registerTriggers } from "./commands/triggers.js";
 import { registerWorkflows } from "./commands/workflows.js";
 import type { CliContext, CliIo } from "./context.js";
 import { CliError, EXIT, UsageError } from "./errors.js";
@@ -75,6 +78,9 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
   registerInstances(program, ctx);
   registerLogs(program, ctx);
   registerTaskGroups(program, ctx);
+  registerSchedules(program, ctx);
+  registerBackfills(program, ctx);
+  registerTriggers(program, ctx);
   registerImport(program, ctx);
   acceptEndpointAnywhere(program);
 

@@ -20,9 +20,9 @@
  * - repeated (fall back, 01:30 happens twice): it fires once, at the first occurrence.
  * cron-parser 5.10.5 iterating in the zone itself does neither (checked): a skipped 02:30 fires
  * at 03:30 in New York and Berlin, Lord Howe's 02:15 inside its 30-minute gap does not fire at
- * all, and `*\/30 * * * *` or `0 * * * *` fire twice in the repeated hour. So the cron is
- * iterated by cron-parser over the wall clock (in UTC, which has no DST) and each wall time is
- * mapped to an instant here, with luxon's zone offsets.
+ * all, and hourly or half-hourly crons fire twice in the repeated hour (a daily 01:30 once). So
+ * cron-parser iterates the wall clock (in UTC, which has no DST) and each wall time is mapped to
+ * an instant here, with luxon's zone offsets.
  *
  * Pure: no clock reads, times are epoch milliseconds passed in.
  */

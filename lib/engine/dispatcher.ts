@@ -61,6 +61,9 @@ export const INSTANCE_TIMEOUT_TIMER = "instance-timeout";
 /** All OUT parameters one instance keeps, JSON bytes (the instance item must stay < 400 KB). */
 export const MAX_INSTANCE_OUTPUT_BYTES = 200 * 1024;
 
+/** A command may start this much before its `notBefore` (SQS delays are whole seconds), ms. */
+const EARLY_TOLERANCE_MS = 50;
+
 /** Instances a dispatcher keeps in memory between events (LRU). */
 const INSTANCE_CACHE_SIZE = 1_000;
 
@@ -171,6 +174,15 @@ export class Dispatcher {
       const existing = await this.deps.store.getCommand(commandId);
       // Claimed by a live dispatcher (a duplicate signal): let that one finish, check again later.
       if (existing?.state === "PENDING") throw new RetryLater();
+      return;
+    }
+    if (cmd.notBefore !== undefined && cmd.notBefore > now + EARLY_TOLERANCE_MS) {
+      // Signalled ahead of its time (schedule look-ahead, a re-signal): wait for it.
+      await this.deps.store.releaseCommandClaim(commandId, now);
+      await this.deps.queues.sendDelayedSignal(
+        { kind: "command", commandId, instanceId: cmd.instanceId },
+        (cmd.notBefore - now) / 1000,
+      );
       return;
     }
     try {

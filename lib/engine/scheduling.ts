@@ -92,6 +92,8 @@ export interface RunOrigin {
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
+  /** Start no earlier than this (a fire within the look-ahead), epoch ms. */
+  notBefore?: number;
 }
 
 /**
@@ -122,11 +124,16 @@ export async function startRun(
     ...(origin.scheduleId ? { scheduleId: origin.scheduleId } : {}),
     ...(origin.backfillId ? { backfillId: origin.backfillId } : {}),
     ...(origin.triggerId ? { triggerId: origin.triggerId } : {}),
+    ...(origin.notBefore !== undefined ? { notBefore: origin.notBefore } : {}),
   };
   const written = await deps.store.putCommand(cmd);
   if (written || (await deps.store.getCommand(cmd.commandId))?.state === "PENDING") {
     try {
-      await deps.queues.sendEvents([{ kind: "command", commandId: cmd.commandId, instanceId }]);
+      const signal = { kind: "command" as const, commandId: cmd.commandId, instanceId };
+      const wait = (origin.notBefore ?? 0) - deps.now();
+      // Ahead of its time: SQS delays the signal (the events FIFO queue cannot delay one).
+      if (wait > 0) await deps.queues.sendDelayedSignal(signal, wait / 1000);
+      else await deps.queues.sendEvents([signal]);
     } catch (e) {
       // The sweeper re-signals commands left PENDING (outbox).
       deps.log?.("scheduling: signal failed; the sweeper will retry", { error: String(e) });
@@ -311,6 +318,7 @@ export class ScheduleSweeper {
             commandType: "SCHEDULED",
             scheduleTime: d.nominalTime,
             scheduleId: s.id,
+            ...(d.nominalTime > t ? { notBefore: d.nominalTime } : {}),
           });
           if (started !== "started") {
             this.deps.log?.("sweeper: scheduled run not started", { scheduleId: s.id, started });

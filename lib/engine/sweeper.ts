@@ -114,6 +114,7 @@ export class Sweeper {
     const now = this.deps.now();
     let sent = 0;
     for (const cmd of stale) {
+      if (cmd.notBefore !== undefined && cmd.notBefore > now) continue; // its delayed signal waits
       // Back off: the n-th signal waits 2^n resignal periods (capped at 32) after the last one.
       const n = cmd.resignals ?? 0;
       const since = now - (cmd.lastSignalAt ?? cmd.createdAt);

@@ -12,7 +12,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { resourceNames } from "../aws/config.js";
-import { ensureTaskQueues } from "../aws/resources.js";
+import { ensureSignalsQueue, ensureTaskQueues } from "../aws/resources.js";
 import type { Priority } from "../core/model.js";
 import { Batcher } from "./batcher.js";
 import { type EventMessage, eventDedupId, packEvents, type TaskMessage } from "./messages.js";
@@ -23,6 +23,14 @@ export interface Queues {
     items: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }>,
   ): Promise<void>;
   sendEvents(events: EventMessage[]): Promise<void>;
+  /**
+   * Signals a command after `delaySeconds` (0..900) through the standard signals queue, which the
+   * dispatcher also consumes (the events queue is FIFO and cannot delay one message).
+   */
+  sendDelayedSignal(
+    event: Extract<EventMessage, { kind: "command" }>,
+    delaySeconds: number,
+  ): Promise<void>;
   /** Keeps a received message invisible for `seconds` more (long tasks). */
   extendVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void>;
   /** URL of a queue from its ARN (SQS event records carry the ARN). */
@@ -166,6 +174,23 @@ export class SqsQueues implements Queues {
         MessageDeduplicationId: eventDedupId(e),
       })),
     );
+  }
+
+  async sendDelayedSignal(
+    event: Extract<EventMessage, { kind: "command" }>,
+    delaySeconds: number,
+  ): Promise<void> {
+    const url = await this.url(
+      resourceNames(this.opts.prefix).signalsQueue,
+      this.opts.autoCreateQueues ? () => ensureSignalsQueue(this.sqs, this.opts.prefix) : undefined,
+    );
+    await this.sendBatches(url, [
+      {
+        Id: "0",
+        MessageBody: JSON.stringify(event),
+        DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delaySeconds))),
+      },
+    ]);
   }
 
   async extendVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {

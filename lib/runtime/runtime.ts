@@ -41,8 +41,9 @@ export interface Runtime {
   /**
    * A schedule sweeper that shares the shards with any others under the name `owner`.
    * @param sweepMs how often it will sweep; its leases last three sweeps.
+   * @param lookaheadMs fires due within this are fired now and signalled with an SQS delay.
    */
-  scheduleSweeper(owner: string, sweepMs: number): ScheduleSweeper;
+  scheduleSweeper(owner: string, sweepMs: number, lookaheadMs?: number): ScheduleSweeper;
   dispatcher: Dispatcher;
   worker: Worker;
   sweeper: Sweeper;
@@ -105,8 +106,12 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
       },
     },
     scheduling,
-    scheduleSweeper: (owner, sweepMs) =>
-      new ScheduleSweeper(scheduling, { owner, leaseMs: Math.max(3 * sweepMs, 3_000) }),
+    scheduleSweeper: (owner, sweepMs, lookaheadMs = 0) =>
+      new ScheduleSweeper(scheduling, {
+        owner,
+        leaseMs: Math.max(3 * sweepMs, 3_000),
+        lookaheadMs,
+      }),
     taskGroups,
     engine,
     dispatcher: new Dispatcher({

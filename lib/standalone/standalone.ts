@@ -9,7 +9,12 @@ import { resolve } from "node:path";
 import { handleApiEvent } from "../api/router.js";
 import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
 import { ENV, loadConfig, resourceNames } from "../aws/config.js";
-import { ensureEventsQueue, ensureTables, ensureTaskQueues } from "../aws/resources.js";
+import {
+  ensureEventsQueue,
+  ensureSignalsQueue,
+  ensureTables,
+  ensureTaskQueues,
+} from "../aws/resources.js";
 import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import type { Emulators } from "./emulators.js";
@@ -80,6 +85,9 @@ function standaloneEnv(
   };
 }
 
+/** Fires due within this are fired one sweep early and delayed by SQS (DESIGN.md: 1 s locally). */
+export const LOOKAHEAD_MS = 1_000;
+
 /** Starts everything; resolves once the API answers. */
 export async function startStandalone(opts: StandaloneOptions): Promise<Standalone> {
   const dataDir = resolve(opts.dataDir);
@@ -94,6 +102,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const config0 = loadConfig();
     await ensureTables(dynamoClient() as never, config0.tables);
     const eventsUrl = await ensureEventsQueue(sqsClient(), config0.prefix);
+    const signalsUrl = await ensureSignalsQueue(sqsClient(), config0.prefix);
     await ensureTaskQueues(sqsClient(), config0.prefix, "default");
     const env = standaloneEnv(em, dataDir, eventsUrl);
     Object.assign(process.env, env);
@@ -123,6 +132,19 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     });
     dispatcherPoller.start();
     cleanup.unshift(() => dispatcherPoller.stop());
+    // Delayed signals (fires within the schedule look-ahead) reach the same dispatcher.
+    const signalsPoller = new QueuePoller({
+      sqs: sqsClient(),
+      queueUrls: [signalsUrl],
+      slots: 10,
+      batchSize: 10,
+      waitSeconds: 20,
+      region: REGION,
+      handler: (event) => runtime.dispatcher.handleBatch(event.Records),
+      onError,
+    });
+    signalsPoller.start();
+    cleanup.unshift(() => signalsPoller.stop());
 
     if (opts.workers > 0) {
       const worker = await startWorkerChild(opts.workers);

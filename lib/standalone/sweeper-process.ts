@@ -17,7 +17,8 @@ export async function runSweeperProcess(opts: {
   const runtime = createRuntime();
   setRuntime(runtime);
   const owner = `${hostname()}:${process.pid}`;
-  const scheduler = runtime.scheduleSweeper(owner, opts.intervalMs);
+  // Fires due within the look-ahead are signalled now with an SQS delay (1 s, as standalone).
+  const scheduler = runtime.scheduleSweeper(owner, opts.intervalMs, 1_000);
   const log = runtime.api.log;
   let stopping = false;
   let busy: Promise<void> = Promise.resolve();

@@ -63,6 +63,8 @@ export interface CommandRecord {
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
+  /** Not to be started before this, epoch ms (a fire signalled ahead of its nominal time). */
+  notBefore?: number;
   createdAt: number;
   /** Set while the command is being worked on; a stale claim can be taken over. */
   claimedAt?: number;

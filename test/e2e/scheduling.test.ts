@@ -98,6 +98,10 @@ describe("schedules with shoal sweeper processes", () => {
         { timeoutMs: 30_000, what: "a scheduled instance" },
       );
       expect(inst.scheduleTime).toBe(sample.nominalTime);
+      // Fired within the look-ahead, but started no earlier than its nominal time.
+      expect(Date.parse(inst.startedAt)).toBeGreaterThanOrEqual(
+        Date.parse(sample.nominalTime) - 50,
+      );
       expect(inst.commandType).toBe("SCHEDULED");
     };
     await check(every2, 2_000);

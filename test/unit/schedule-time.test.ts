@@ -548,6 +548,9 @@ function wallClock(zoneName: string): (instant: number) => number {
   };
 }
 
+/** What the seeded cases exercised: fires of skipped wall times, repeats left out. */
+const seen = { skippedFires: 0, repeatsLeftOut: 0 };
+
 function oracle(c: Cron, zone: string, after: number, end: number): number[] {
   const step = c.second ? 1000 : MINUTE;
   const wallOf = wallClock(zone);
@@ -560,24 +563,28 @@ function oracle(c: Cron, zone: string, after: number, end: number): number[] {
     i += step
   ) {
     const wall = wallOf(i);
-    if (wall <= maxWall) continue;
+    if (wall <= maxWall) {
+      if (i > after && matches(c, wall)) seen.repeatsLeftOut++;
+      continue;
+    }
     let fires = false;
     const from = maxWall === Number.NEGATIVE_INFINITY ? wall : maxWall + step;
     for (let w = from; w <= wall && !fires; w += step) fires = matches(c, w);
+    if (fires && i > after && !matches(c, wall)) seen.skippedFires++;
     maxWall = wall;
     if (fires && i > after) out.push(i);
   }
   return out;
 }
 
-/** DST transitions of a zone in [from, to), to the second. */
+/** DST transitions of a zone in [from, to), to the second (at most one per 6 hours). */
 function transitions(zoneName: string, from: number, to: number): number[] {
   const zone = IANAZone.create(zoneName);
   const out: number[] = [];
-  for (let h = from; h < to; h += HOUR) {
-    if (zone.offset(h) === zone.offset(h + HOUR)) continue;
+  for (let h = from; h < to; h += 6 * HOUR) {
+    if (zone.offset(h) === zone.offset(h + 6 * HOUR)) continue;
     let lo = h;
-    let hi = h + HOUR;
+    let hi = h + 6 * HOUR;
     while (hi - lo > 1000) {
       const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
       if (zone.offset(mid) === zone.offset(lo)) lo = mid;
@@ -624,16 +631,17 @@ function makeCases(seed: number, count: number): Case[] {
       ? pivot + int(r, -3 * 3600, 3600) * 1000 + int(r, 0, 999)
       : r() < 0.4
         ? pivot + int(r, -90, 90) * MINUTE + int(r, 0, 59_999)
-        : pivot - int(r, 0, 4 * 24 * 60) * MINUTE;
-    const end = after + (seconds ? 5 * HOUR : 6 * DAY);
-    const wall = new Date(wallClock(zone)(after));
-    const transitionHour = new Date(wallClock(zone)(pivot - 1)).getUTCHours();
+        : pivot - int(r, 0, 2 * 24 * 60) * MINUTE;
+    const end = after + (seconds ? 5 * HOUR : 4 * DAY);
+    // Fields lean towards the wall clock just before the pivot (the transition), so that the
+    // DST cases are hit often.
+    const near = new Date(wallClock(zone)(pivot - 1));
     const cron: Cron = {
       minute: field(r, 0, 59, seconds ? 0.4 : 0.1),
-      hour: field(r, 0, 23, seconds ? 0.5 : 0.35, r() < 0.6 ? transitionHour : undefined),
-      dom: field(r, 1, 31, 0.5, Math.min(31, wall.getUTCDate() + int(r, 0, 5))),
-      month: field(r, 1, 12, 0.7, wall.getUTCMonth() + 1),
-      dow: field(r, 0, 7, 0.5),
+      hour: field(r, 0, 23, seconds ? 0.5 : 0.3, r() < 0.75 ? near.getUTCHours() : undefined),
+      dom: field(r, 1, 31, 0.5, near.getUTCDate()),
+      month: field(r, 1, 12, 0.7, near.getUTCMonth() + 1),
+      dow: field(r, 0, 7, 0.5, near.getUTCDay()),
     };
     if (seconds) cron.second = field(r, 0, 59, 0.2);
     // cron-parser refuses an explicit day of month no month has ("0 0 31 4 *"); so does checkTiming.
@@ -671,4 +679,8 @@ describe("nextFireTimes agrees with a minute/second walk of wall-clock time (see
       }
     },
   );
+  it("the cases above crossed skipped and repeated wall times", () => {
+    expect(seen.skippedFires).toBeGreaterThanOrEqual(15);
+    expect(seen.repeatsLeftOut).toBeGreaterThanOrEqual(15);
+  });
 });

@@ -1,0 +1,11 @@
+/**
+ * Lambda handler of event triggers: an EventBridge rule on Shoal's bus delivers matching events
+ * here; every trigger whose pattern matches starts its run. A redelivered event (same `id`)
+ * starts nothing twice: the run's id derives from (trigger, event id).
+ */
+import { deliverEvent, type TriggerOutcome } from "../../lib/api/triggers.js";
+import { runtime } from "../../lib/runtime/runtime.js";
+
+export const handler = (
+  event: Record<string, unknown> & { id: string },
+): Promise<TriggerOutcome[]> => deliverEvent(runtime().api, event);

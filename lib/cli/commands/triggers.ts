@@ -1,0 +1,238 @@
+/**
+ * `shoal triggers`, `shoal trigger create|get|delete` and `shoal events put`: event triggers
+ * start a workflow run for each event matching an EventBridge event pattern, with parameters
+ * taken from the event by JSONPath (lib/api/triggers.ts). `events put` sends one event the way
+ * EventBridge PutEvents does (`POST /v1/events`, standalone's stand-in for the bus). Patterns
+ * and paths are checked here with the API's rules (lib/core) so a bad one is a usage error
+ * before any request.
+ */
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { checkEventPattern } from "../../core/event-pattern.js";
+import { checkJsonPath } from "../../core/json-path.js";
+import type { Page, PutEventsResult, Trigger, TriggerOutcome } from "../api-types.js";
+import type { CliContext } from "../context.js";
+import { EXIT, UsageError } from "../errors.js";
+import { formatTime, oneLine, table, toJson } from "../format.js";
+import { seg } from "../http.js";
+import { intIn, keyValue, oneOf } from "../options.js";
+import { formatParams, labelled } from "./schedules.js";
+
+/** The API's largest page (lib/api/http.ts parseLimit). */
+const PAGE_LIMIT = 200;
+
+const TABLE_OR_JSON = ["TABLE", "JSON"] as const;
+const TEXT_OR_JSON = ["TEXT", "JSON"] as const;
+
+interface CreateOptions {
+  pattern: string;
+  param?: Record<string, string>;
+  debounce?: number;
+}
+
+interface PutOptions {
+  source: string;
+  detailType: string;
+  detail: string;
+  output: string;
+}
+
+/** Registers `triggers` (list), `trigger create|get|delete` and `events put`. */
+export function registerTriggers(program: Command, ctx: CliContext): void {
+  program
+    .command("triggers")
+    .description("list event triggers, with the pattern each matches")
+    .option("-o, --output <format>", "table or json", oneOf(TABLE_OR_JSON), "TABLE")
+    .action(async (opts: { output: string }) => {
+      const items: Trigger[] = [];
+      let nextToken: string | undefined;
+      do {
+        const page = await ctx
+          .api()
+          .get<Page<Trigger>>("/v1/triggers", { limit: PAGE_LIMIT, nextToken });
+        items.push(...(page.items ?? []));
+        nextToken = page.nextToken;
+      } while (nextToken);
+
+      if (opts.output === "JSON") {
+        ctx.out(toJson({ items }));
+        return;
+      }
+      if (items.length === 0) {
+        ctx.io.stderr.write(
+          "no triggers (create one with: shoal trigger create WORKFLOW --pattern JSON)\n",
+        );
+        return;
+      }
+      const rows = items.map((t) => [
+        t.id,
+        t.workflow,
+        oneLine(JSON.stringify(t.eventPattern), 60),
+        formatParams(t.params) ?? "-",
+        t.debounceSeconds > 0 ? `${t.debounceSeconds}s` : "-",
+        formatTime(t.lastFiredAt),
+      ]);
+      ctx.out(table(["ID", "WORKFLOW", "PATTERN", "PARAMS", "DEBOUNCE", "LAST FIRED"], rows));
+    });
+
+  const trigger = program
+    .command("trigger")
+    .description("create, show or delete one event trigger");
+
+  trigger
+    .command("create")
+    .description("start WORKFLOW for every event matching an EventBridge pattern; print the id")
+    .argument("<workflow>", "workflow name")
+    .requiredOption("--pattern <json|@file>", "EventBridge event pattern (JSON, or @file with it)")
+    .option(
+      "-p, --param <name=$.path>",
+      "run parameter taken from the event by JSONPath, e.g. id=$.detail.id (repeatable)",
+      keyValue,
+    )
+    .option(
+      "--debounce <seconds>",
+      "start nothing for matches within this long of the last run (0..86400, default 0)",
+      intIn(0, 86_400),
+    )
+    .action(async (workflow: string, opts: CreateOptions) => {
+      const pattern = await readJsonObject("--pattern", opts.pattern);
+      const problem = checkEventPattern(pattern);
+      if (problem) throw new UsageError(`--pattern: ${problem}`);
+      for (const [name, path] of Object.entries(opts.param ?? {})) {
+        const bad = checkJsonPath(path);
+        if (bad) throw new UsageError(`--param ${name}: ${bad}`);
+      }
+      const body: Record<string, unknown> = { workflow, eventPattern: pattern };
+      if (opts.param) body.params = opts.param;
+      if (opts.debounce !== undefined) body.debounceSeconds = opts.debounce;
+      const res = await ctx.api().post<Trigger>("/v1/triggers", body);
+      ctx.out(res.body.id);
+    });
+
+  trigger
+    .command("get")
+    .description("show one event trigger")
+    .argument("<id>", "trigger id")
+    .option("-o, --output <format>", "text or json", oneOf(TEXT_OR_JSON), "TEXT")
+    .action(async (id: string, opts: { output: string }) => {
+      const t = await ctx.api().get<Trigger>(`/v1/triggers/${seg(id)}`);
+      if (opts.output === "JSON") {
+        ctx.out(toJson(t));
+        return;
+      }
+      for (const line of describeTrigger(t)) ctx.out(line);
+    });
+
+  trigger
+    .command("delete")
+    .description("delete an event trigger (runs it started are kept)")
+    .argument("<id>", "trigger id")
+    .action(async (id: string) => {
+      await ctx.api().delete(`/v1/triggers/${seg(id)}`);
+      ctx.out(`${id} deleted`);
+    });
+
+  const events = program.command("events").description("send events to the triggers");
+
+  events
+    .command("put")
+    .description(
+      "send one event (EventBridge PutEvents style); print its id and the runs it started",
+    )
+    .requiredOption("--source <source>", "the event's source, e.g. com.example.orders")
+    .requiredOption("--detail-type <type>", "the event's detail-type, e.g. OrderPlaced")
+    .requiredOption("--detail <json|@file>", "the event's detail: a JSON object, or @file with it")
+    .option("-o, --output <format>", "text or json", oneOf(TEXT_OR_JSON), "TEXT")
+    .action(async (opts: PutOptions) => {
+      const detail = await readJsonObject("--detail", opts.detail);
+      const entry = {
+        Source: opts.source,
+        DetailType: opts.detailType,
+        Detail: JSON.stringify(detail),
+      };
+      const res = await ctx.api().post<PutEventsResult>("/v1/events", { Entries: [entry] });
+      const result = res.body;
+      if ((result.FailedEntryCount ?? 0) > 0) ctx.exitCode = EXIT.error;
+      if (opts.output === "JSON") {
+        ctx.out(toJson(result));
+        return;
+      }
+      for (const line of describeEvents(result)) ctx.out(line);
+    });
+}
+
+/**
+ * Reads an option value that is JSON text or `@file` holding it, and checks it is an object
+ * (an event pattern and an event detail both must be).
+ * @throws UsageError naming `option` when the file cannot be read, the text is not JSON, or the
+ * value is not an object.
+ */
+async function readJsonObject(option: string, value: string): Promise<Record<string, unknown>> {
+  let text = value;
+  let where = "";
+  if (value.startsWith("@")) {
+    const file = value.slice(1);
+    where = ` in ${file}`;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : code;
+      throw new UsageError(`${option}: cannot read ${file}: ${why ?? String(err)}`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${option}: not valid JSON${where}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${option}: must be a JSON object${where}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The text form of `shoal events put`: per event its id, then one indented line per matching
+ * trigger with the run it started or why it started none.
+ */
+export function describeEvents(result: PutEventsResult): string[] {
+  const lines: string[] = [];
+  for (const e of result.Entries ?? []) {
+    if (e.EventId === undefined) {
+      lines.push(`failed: ${e.ErrorCode ?? "error"}${e.ErrorMessage ? `: ${e.ErrorMessage}` : ""}`);
+      continue;
+    }
+    lines.push(e.EventId);
+    const triggers = e.Triggers ?? [];
+    if (triggers.length === 0) lines.push("  no trigger matched");
+    for (const t of triggers) lines.push(`  trigger ${t.triggerId}  ${outcome(t)}`);
+  }
+  return lines;
+}
+
+function outcome(t: TriggerOutcome): string {
+  if (t.instanceId !== undefined) return `started ${t.instanceId}`;
+  return `skipped: ${t.skipped ?? "no run started"}`;
+}
+
+/** The text form of `shoal trigger get`: `label: value` lines, then the pattern as JSON. */
+export function describeTrigger(t: Trigger): string[] {
+  const lines = labelled([
+    ["id", t.id],
+    ["workflow", t.workflow],
+    ["params", formatParams(t.params)],
+    ["debounce", t.debounceSeconds > 0 ? `${t.debounceSeconds}s` : "off"],
+    ["created", formatTime(t.createdAt)],
+    ["last fired", t.lastFiredAt === undefined ? undefined : formatTime(t.lastFiredAt)],
+  ]);
+  // Patterns nest: printed whole and indented rather than squeezed onto one line.
+  lines.push(
+    "pattern:",
+    ...toJson(t.eventPattern)
+      .split("\n")
+      .map((l) => `  ${l}`),
+  );
+  return lines;
+}
