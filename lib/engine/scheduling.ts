@@ -21,7 +21,7 @@ import { deterministicId } from "../core/ids.js";
 import { isFinalInstanceState, type Priority, type RunRequest } from "../core/model.js";
 import { nextFireTimes, type ScheduleTiming } from "../core/schedule-time.js";
 import type { Queues } from "../queue/sqs-queues.js";
-import type { CommandRecord, InstanceRecord } from "../store/records.js";
+import type { CommandRecord, InstanceRecord, WorkflowHead } from "../store/records.js";
 import type {
   BackfillRecord,
   BackfillStore,
@@ -31,6 +31,7 @@ import type {
   ScheduleStore,
 } from "../store/schedules.js";
 import type { Store } from "../store/store.js";
+import { mapLimit } from "./concurrency.js";
 
 export interface SchedulingDeps {
   store: Store;
@@ -50,6 +51,11 @@ export type RunDeps = Omit<SchedulingDeps, "leases">;
 export const SCHEDULE_SHARDS = 8;
 /** Most sweepers that share the shards (member slots). */
 export const MAX_SWEEPERS = 8;
+/** Due schedules read per query, and queries per shard and sweep. */
+const DUE_PAGE = 500;
+const MAX_PAGES_PER_SWEEP = 40;
+/** Schedules of one shard fired at once (their writes are independent). */
+const FIRE_CONCURRENCY = 16;
 /** Nominal times one schedule may fire in one sweep (FIRE_ALL catch-up is bounded by maxCatchup). */
 const MAX_FIRES_PER_SWEEP = 1_000;
 
@@ -107,8 +113,15 @@ export async function startRun(
   workflow: string,
   run: RunRequest,
   origin: RunOrigin,
+  /** Heads read in this sweep, by workflow (one read per workflow instead of per fire). */
+  heads?: Map<string, Promise<WorkflowHead | undefined>>,
 ): Promise<"started" | "missing" | "offline"> {
-  const head = await deps.store.getWorkflowHead(workflow);
+  let read = heads?.get(workflow);
+  if (!read) {
+    read = deps.store.getWorkflowHead(workflow);
+    heads?.set(workflow, read);
+  }
+  const head = await read;
   if (!head || head.deleted) return "missing";
   if (head.releaseState !== "ONLINE") return "offline";
   const cmd: CommandRecord = {
@@ -241,30 +254,41 @@ export class ScheduleSweeper {
   async sweep(): Promise<SweepResult> {
     const shards = await this.claimShards();
     const result: SweepResult = { shards, fired: 0, skipped: 0, queued: 0, discarded: 0 };
-    for (const shard of shards) {
-      const due = await this.deps.schedules.listDue(
-        shard,
-        this.deps.now() + (this.opts.lookaheadMs ?? 0),
-        500,
-      );
-      for (const listed of due) {
-        try {
-          await this.fireSchedule(listed.id, result);
-        } catch (e) {
-          this.deps.log?.("sweeper: schedule not fired, next sweep goes on", {
-            scheduleId: listed.id,
-            error: String((e as Error)?.stack ?? e),
+    const heads = new Map<string, Promise<WorkflowHead | undefined>>();
+    await Promise.all(
+      shards.map(async (shard) => {
+        // Pages of due schedules until none is left (each fired schedule leaves the window).
+        for (let page = 0; page < MAX_PAGES_PER_SWEEP; page++) {
+          const due = await this.deps.schedules.listDue(
+            shard,
+            this.deps.now() + (this.opts.lookaheadMs ?? 0),
+            DUE_PAGE,
+          );
+          await mapLimit(due, FIRE_CONCURRENCY, async (listed) => {
+            try {
+              await this.fireSchedule(listed.id, result, heads);
+            } catch (e) {
+              this.deps.log?.("sweeper: schedule not fired, next sweep goes on", {
+                scheduleId: listed.id,
+                error: String((e as Error)?.stack ?? e),
+              });
+            }
           });
+          if (due.length < DUE_PAGE) break;
         }
-      }
-    }
+      }),
+    );
     // Backfills are few and move on instance ends too; the first member keeps them going.
     if (this.member === 0 || shards.includes("0")) await advanceBackfills(this.deps);
     return result;
   }
 
   /** Fires every due nominal time of one schedule, then advances it (conditional on rev). */
-  private async fireSchedule(id: string, result: SweepResult): Promise<void> {
+  private async fireSchedule(
+    id: string,
+    result: SweepResult,
+    heads: Map<string, Promise<WorkflowHead | undefined>>,
+  ): Promise<void> {
     const { schedules, fires, now } = this.deps;
     const s = await schedules.getSchedule(id);
     if (s?.state !== "ONLINE" || s.nextFireTime === undefined) return;
@@ -314,12 +338,19 @@ export class ScheduleSweeper {
         const instanceId = scheduledInstanceId(s.id, d.nominalTime);
         const decision = await record(d.nominalTime, "FIRED", instanceId);
         if (decision === "FIRED") {
-          const started = await startRun(this.deps, instanceId, s.workflow, scheduleRun(s), {
-            commandType: "SCHEDULED",
-            scheduleTime: d.nominalTime,
-            scheduleId: s.id,
-            ...(d.nominalTime > t ? { notBefore: d.nominalTime } : {}),
-          });
+          const started = await startRun(
+            this.deps,
+            instanceId,
+            s.workflow,
+            scheduleRun(s),
+            {
+              commandType: "SCHEDULED",
+              scheduleTime: d.nominalTime,
+              scheduleId: s.id,
+              ...(d.nominalTime > t ? { notBefore: d.nominalTime } : {}),
+            },
+            heads,
+          );
           if (started !== "started") {
             this.deps.log?.("sweeper: scheduled run not started", { scheduleId: s.id, started });
           }
