@@ -302,13 +302,17 @@ export class ScheduleSweeper {
       if (n === undefined || n > horizon) break;
       times.push(n);
     }
-    const decided = decideMisfires(
-      times,
-      t,
-      s.misfirePolicy,
-      s.misfireThresholdSeconds,
-      s.maxCatchup,
-    );
+    // An OFFLINE or deleted workflow's schedules do not fire (API-v1.md): its nominal times pass.
+    let read = heads.get(s.workflow);
+    if (!read) {
+      read = this.deps.store.getWorkflowHead(s.workflow);
+      heads.set(s.workflow, read);
+    }
+    const head = await read;
+    const fireable = head !== undefined && !head.deleted && head.releaseState === "ONLINE";
+    const decided = !fireable
+      ? []
+      : decideMisfires(times, t, s.misfirePolicy, s.misfireThresholdSeconds, s.maxCatchup);
     let queued = [...(s.queued ?? [])];
     let active = s.activeInstanceId;
     let busy = s.overlapPolicy === "PARALLEL" ? false : await serialBusy(this.deps, s);
