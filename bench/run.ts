@@ -6,6 +6,8 @@
  *   npm run bench -- throughput --workers=16       worker slots (throughput: a list, 8,16,32)
  *   npm run bench -- hop --profile     also take a CPU profile of the run window
  *   npm run bench -- throughput --external-workers=1   slots in separate `shoal worker` process(es)
+ *   npm run bench -- schedules --schedules=100000 --sweepers=1,2   schedule firing (only when
+ *                                      named: it runs for minutes; default 20,000 schedules, sweepers 1,2)
  *
  * Prints tables and writes every figure as JSON to <os.tmpdir()>/shoal-bench/latest.json.
  */
@@ -20,13 +22,17 @@ import {
   type ScenarioResult,
   throughput,
 } from "./scenarios.js";
+import { schedules } from "./schedules.js";
 
 const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>> = {
   hop,
   throughput,
   makespan,
   emulators,
+  schedules,
 };
+/** Scenarios that run only when named (too long for the default run). */
+const ON_REQUEST = new Set(["schedules"]);
 
 function parseArgs(argv: string[]): { names: string[]; opts: ScenarioOptions } {
   const names: string[] = [];
@@ -41,13 +47,26 @@ function parseArgs(argv: string[]): { names: string[]; opts: ScenarioOptions } {
         .split(",")
         .map((x) => Number(x))
         .filter((x) => Number.isInteger(x) && x > 0);
+    } else if (a.startsWith("--schedules=")) {
+      opts.schedules = Number(a.slice("--schedules=".length));
+      if (!Number.isInteger(opts.schedules) || opts.schedules < 1)
+        throw new Error(`--schedules must be a whole number ≥ 1: '${a}'`);
+    } else if (a.startsWith("--sweepers=")) {
+      opts.sweepers = a
+        .slice("--sweepers=".length)
+        .split(",")
+        .map((x) => Number(x))
+        .filter((x) => Number.isInteger(x) && x > 0);
     } else if (a in SCENARIOS) names.push(a);
     else
       throw new Error(
-        `unknown argument '${a}' (scenarios: ${Object.keys(SCENARIOS).join(", ")}; --workers=N[,N], --profile, --external-workers=N)`,
+        `unknown argument '${a}' (scenarios: ${Object.keys(SCENARIOS).join(", ")}; --workers=N[,N], --profile, --external-workers=N, --schedules=N, --sweepers=N[,N])`,
       );
   }
-  return { names: names.length ? names : Object.keys(SCENARIOS), opts };
+  return {
+    names: names.length ? names : Object.keys(SCENARIOS).filter((n) => !ON_REQUEST.has(n)),
+    opts,
+  };
 }
 
 // fauxqs persists through node:sqlite, which Node 22 flags as experimental (as bin/shoal.js does).

@@ -19,6 +19,10 @@ export interface ScenarioOptions {
   workers?: number[];
   /** Run the worker slots in this many `shoal worker` processes instead of in-process. */
   externalProcesses?: number;
+  /** schedules scenario: how many schedules (default 20,000; the goal is 100,000). */
+  schedules?: number;
+  /** schedules scenario: sweeper counts, one run each (default 1,2). */
+  sweepers?: number[];
 }
 
 export interface ScenarioResult {

@@ -20,7 +20,9 @@ export const handler = async (
 ): Promise<SweepReport & { schedules: SweepResult }> => {
   const rt = runtime();
   const report = await rt.sweeper.sweep();
-  const scheduler = rt.scheduleSweeper(OWNER, SWEEP_MS, SWEEP_MS);
+  // Leases shorter than the rule's period: after a crashed invocation, the next one (a minute
+  // later) takes every shard at once instead of finding them held.
+  const scheduler = rt.scheduleSweeper(OWNER, SWEEP_MS, SWEEP_MS, 50_000);
   try {
     return { ...report, schedules: await scheduler.sweep() };
   } finally {

@@ -654,6 +654,10 @@ export function openApiDocument(version: string): Json {
                 params: { type: "object", additionalProperties: { type: "string" } },
                 scheduleTime: iso,
                 runs: { type: "integer", description: "1, then +1 per rerun or recover-failed" },
+                workerGroup: { type: "string", description: "run-time group of 'default' tasks" },
+                scheduleId: { type: "string", description: "the schedule that fired it" },
+                backfillId: { type: "string", description: "the backfill that started it" },
+                triggerId: { type: "string", description: "the trigger that started it" },
                 error: { type: "string", description: "why it failed (workflow timeout)" },
                 deadlineAt: { ...iso, description: "when the workflow timeout fires" },
                 parent: {

@@ -184,6 +184,16 @@ async function fire(
     }
     params[k] = v;
   }
+  const total = Object.entries(params).reduce(
+    (n, [k, v]) => n + k.length + Buffer.byteLength(v),
+    0,
+  );
+  if (total > LIMITS.paramsTotalBytes) {
+    return {
+      triggerId: t.id,
+      skipped: `the event's parameters add up to ${total} bytes; the limit is ${LIMITS.paramsTotalBytes}`,
+    };
+  }
   // A redelivered event whose run exists: the same answer, no debounce check.
   const existing = await deps.store.getCommand(`start:${instanceId}`);
   if (!existing && t.debounceSeconds > 0) {
@@ -214,11 +224,10 @@ async function fire(
 export async function putEvents(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
   const b = parseWithSchema(eventsSchema, asObject(parseBody(event)));
   const entries = [];
-  const failed = 0; // an entry that cannot be delivered fails the whole request (400)
-  for (const [i, e] of b.Entries.entries()) {
-    let envelope: Record<string, unknown> & { id: string };
+  const failed = 0; // an entry that cannot be read fails the whole request (400) before any run
+  const envelopes = b.Entries.map((e, i) => {
     try {
-      envelope = putEventsEntryToEvent(e, {
+      return putEventsEntryToEvent(e, {
         id: randomUUID(),
         account: "000000000000",
         region: process.env.AWS_REGION ?? "us-east-1",
@@ -227,6 +236,8 @@ export async function putEvents(deps: ApiDeps, event: HttpApiEvent): Promise<Htt
     } catch (err) {
       throw validationError([{ path: `Entries[${i}].Detail`, message: (err as Error).message }]);
     }
+  });
+  for (const envelope of envelopes) {
     const triggers = await deliverEvent(deps, envelope);
     entries.push({ EventId: envelope.id, Triggers: triggers });
   }

@@ -207,6 +207,8 @@ export interface RunRequest {
   failureStrategy?: FailureStrategy;
   dryRun: boolean;
   idempotencyKey?: string;
+  /** Worker group for the run's tasks that use "default" (DolphinScheduler's run-time worker group). */
+  workerGroup?: string;
 }
 
 /** Where a sub-workflow instance reports its result: the parent's SUB_WORKFLOW task attempt. */

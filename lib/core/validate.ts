@@ -22,6 +22,7 @@ import {
   priority,
   seconds,
   TOO_LARGE,
+  WORKER_GROUP_PATTERN,
 } from "./schema-parts.js";
 import { checkLogicTasks, taskSchema } from "./validate-tasks.js";
 
@@ -61,6 +62,12 @@ export const runSchema = z.strictObject({
   failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).optional(),
   dryRun: z.boolean({ error: "must be true or false" }).default(false),
   idempotencyKey: z.string().min(1).max(LIMITS.idempotencyKeyChars).optional(),
+  workerGroup: z
+    .string()
+    .regex(WORKER_GROUP_PATTERN, {
+      error: "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$ (it names SQS queues)",
+    })
+    .optional(),
 });
 
 /** `a.b[2].c` from a zod issue path. */

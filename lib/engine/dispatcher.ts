@@ -240,6 +240,7 @@ export class Dispatcher {
         commandType: cmd.type,
         params: run.params,
         dryRun: run.dryRun,
+        ...(run.workerGroup ? { workerGroup: run.workerGroup } : {}),
         ...(run.startTasks ? { startTasks: run.startTasks } : {}),
         taskScope: run.taskScope,
         createdAt: cmd.createdAt,

@@ -158,6 +158,7 @@ export async function startRun(
 function scheduleRun(s: ScheduleRecord): RunRequest {
   return {
     params: s.params,
+    ...(s.workerGroup ? { workerGroup: s.workerGroup } : {}),
     ...(s.priority ? { priority: s.priority } : {}),
     ...(s.failureStrategy ? { failureStrategy: s.failureStrategy } : {}),
     taskScope: "DOWNSTREAM",
@@ -480,13 +481,21 @@ export async function advanceBackfill(deps: RunDeps, id: string): Promise<void> 
       failed === b.failed &&
       nowRunning.length === b.running.length;
     if (unchanged) return;
-    // Runs first (idempotent), then the record that counts them.
+    // Runs first (idempotent), then the record that counts them. A run that cannot start (the
+    // workflow went OFFLINE or was deleted) counts as failed instead of waiting for ever.
     for (const [instanceId, nominal] of started) {
-      await startRun(deps, instanceId, b.workflow, backfillRun(b), {
+      const r = await startRun(deps, instanceId, b.workflow, backfillRun(b), {
         commandType: "BACKFILL",
         scheduleTime: nominal,
         backfillId: b.id,
       });
+      if (r !== "started") {
+        nowRunning.splice(nowRunning.indexOf(instanceId), 1);
+        failed++;
+      }
+    }
+    if (nowRunning.length === 0 && next >= b.nominalTimes.length && state === "RUNNING") {
+      state = failed > 0 ? "FAILURE" : "SUCCESS";
     }
     const updated: BackfillRecord = {
       ...b,

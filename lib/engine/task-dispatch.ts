@@ -61,7 +61,13 @@ export async function dispatchTasks(
   const held: Array<{ record: TaskInstanceRecord; pending: PendingSend; index: number }> = [];
   const unresolved: Array<{ record: TaskInstanceRecord; index: number; error: string }> = [];
   for (const o of sorted) {
-    const task = tasks[o.index] as WorkerTaskDefinition;
+    const defined = tasks[o.index] as WorkerTaskDefinition;
+    // A run-time worker group replaces "default" (DolphinScheduler: tasks on the default group
+    // follow the group the run was started with).
+    const task =
+      inst.workerGroup && defined.workerGroup === "default"
+        ? { ...defined, workerGroup: inst.workerGroup }
+        : defined;
     const record: TaskInstanceRecord = {
       instanceId: inst.instanceId,
       workflow: inst.workflow,
@@ -122,7 +128,7 @@ export async function dispatchTasks(
     // A task-group waiter or a timer refers to the item: it is written first.
     mapLimit(held, 16, async ({ record, pending, index }) => {
       await deps.store.putTaskInstance(record);
-      const task = tasks[index] as WorkerTaskDefinition;
+      const task = tasks[index] as WorkerTaskDefinition; // group fields only
       if (!task.taskGroup) {
         await sendPending(deps, pending);
         return;

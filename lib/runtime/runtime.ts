@@ -43,7 +43,13 @@ export interface Runtime {
    * @param sweepMs how often it will sweep; its leases last three sweeps.
    * @param lookaheadMs fires due within this are fired now and signalled with an SQS delay.
    */
-  scheduleSweeper(owner: string, sweepMs: number, lookaheadMs?: number): ScheduleSweeper;
+  scheduleSweeper(
+    owner: string,
+    sweepMs: number,
+    lookaheadMs?: number,
+    /** How long its leases last without renewal, ms (default three sweeps, at least 3 s). */
+    leaseMs?: number,
+  ): ScheduleSweeper;
   dispatcher: Dispatcher;
   worker: Worker;
   sweeper: Sweeper;
@@ -106,12 +112,8 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
       },
     },
     scheduling,
-    scheduleSweeper: (owner, sweepMs, lookaheadMs = 0) =>
-      new ScheduleSweeper(scheduling, {
-        owner,
-        leaseMs: Math.max(3 * sweepMs, 3_000),
-        lookaheadMs,
-      }),
+    scheduleSweeper: (owner, sweepMs, lookaheadMs = 0, leaseMs = Math.max(3 * sweepMs, 3_000)) =>
+      new ScheduleSweeper(scheduling, { owner, leaseMs, lookaheadMs }),
     taskGroups,
     engine,
     dispatcher: new Dispatcher({

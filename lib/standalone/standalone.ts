@@ -157,7 +157,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const scheduler =
       opts.scheduler === false
         ? undefined
-        : runtime.scheduleSweeper(`standalone:${process.pid}`, sweepMs);
+        : runtime.scheduleSweeper(`standalone:${process.pid}`, sweepMs, LOOKAHEAD_MS);
     const sweepTimer = setInterval(async () => {
       if (sweeping) return;
       sweeping = true;

@@ -87,6 +87,8 @@ export interface InstanceRecord {
   commandType: CommandType;
   params: Record<string, string>;
   dryRun: boolean;
+  /** Worker group for tasks that use "default" (a run's or schedule's choice). */
+  workerGroup?: string;
   startTasks?: string[];
   taskScope: TaskScope;
   createdAt: number;
