@@ -178,7 +178,8 @@ export const TABLES: readonly TableSpec[] = [
         // Sparse: dueShard (= shard) is set by the store only while ONLINE with a nextFireTime.
         name: INDEX.schedulesDue,
         partitionKey: { name: "dueShard", type: "S" },
-        sortKey: { name: "nextFireTime", type: "N" },
+        // "<nextFireTime, 15 digits>#<id>": by due time, and unique (see dynamo-schedules.ts).
+        sortKey: { name: "dueKey", type: "S" },
       },
       {
         name: INDEX.schedulesByWorkflow,

@@ -216,12 +216,30 @@ export class ScheduleSweeper {
     this.member = undefined;
   }
 
+  private lastRenewal = 0;
+
+  /** Extends the member and shard leases when a third of their period has passed. */
+  private async renewLeases(): Promise<void> {
+    const t = this.deps.now();
+    if (t - this.lastRenewal < this.opts.leaseMs / 3) return;
+    this.lastRenewal = t;
+    const { leases } = this.deps;
+    const { owner, leaseMs } = this.opts;
+    await Promise.all([
+      ...(this.member !== undefined
+        ? [leases.claimLease(`member#${this.member}`, owner, t, leaseMs)]
+        : []),
+      ...[...this.held].map((s) => leases.claimLease(`shard#${s}`, owner, t, leaseMs)),
+    ]);
+  }
+
   /** Which shards are this sweeper's now (claims and releases leases accordingly). */
   async claimShards(): Promise<string[]> {
     const { leases, now } = this.deps;
     const { owner, leaseMs } = this.opts;
     const shards = this.opts.shards ?? SCHEDULE_SHARDS;
     const t = now();
+    this.lastRenewal = t;
     if (
       this.member !== undefined &&
       !(await leases.claimLease(`member#${this.member}`, owner, t, leaseMs))
@@ -276,6 +294,7 @@ export class ScheduleSweeper {
             }
           });
           if (due.length < DUE_PAGE) break;
+          await this.renewLeases(); // a long backlog must not outlast the leases
         }
       }),
     );

@@ -30,9 +30,14 @@ export async function runSweeperProcess(opts: {
       log?.("sweeper: sweep failed", { error: String(e) });
     }
   };
+  let running = false;
   const timer = setInterval(() => {
-    if (stopping) return;
-    busy = busy.then(tick);
+    // A sweep still running (a backlog) skips this tick instead of queueing another.
+    if (stopping || running) return;
+    running = true;
+    busy = tick().finally(() => {
+      running = false;
+    });
   }, opts.intervalMs);
   if (!opts.quiet) {
     process.stdout.write(

@@ -23,7 +23,7 @@ import type { ListSchedulesQuery, ScheduleRecord, ScheduleStore } from "./schedu
 const MAX_MS = 10 ** 15 - 1;
 
 const LIST_KEY = "S";
-const INDEX_ATTRS = ["dueShard", "listKey", "createdKey"];
+const INDEX_ATTRS = ["dueShard", "dueKey", "listKey", "createdKey"];
 
 /**
  * `<createdAt, 15 digits zero-padded>#<id>`: sorts by creation time, then id. Shared by the
@@ -43,7 +43,13 @@ function scheduleItem(s: ScheduleRecord): Item {
   const item = strip<Item>(s as unknown as Item, ...INDEX_ATTRS);
   item.listKey = LIST_KEY;
   item.createdKey = createdKey(s.createdAt, s.id);
-  if (s.state === "ONLINE" && s.nextFireTime !== undefined) item.dueShard = s.shard;
+  if (s.state === "ONLINE" && s.nextFireTime !== undefined) {
+    item.dueShard = s.shard;
+    // Unique per schedule: dynalite tells index entries with equal keys apart by only six hex
+    // digits of the item key's hash, so two schedules due at the same instant could share (and
+    // lose) one entry if the index sorted by nextFireTime alone.
+    item.dueKey = `${String(s.nextFireTime).padStart(15, "0")}#${s.id}`;
+  }
   return item;
 }
 
@@ -128,8 +134,12 @@ export class DynamoSchedules implements ScheduleStore {
       new QueryCommand({
         TableName: this.table,
         IndexName: INDEX.schedulesDue,
-        KeyConditionExpression: "dueShard = :s AND nextFireTime <= :b",
-        ExpressionAttributeValues: { ":s": shard, ":b": beforeMs },
+        // "~" sorts after "#" and every id character: every key of a time <= beforeMs.
+        KeyConditionExpression: "dueShard = :s AND dueKey <= :b",
+        ExpressionAttributeValues: {
+          ":s": shard,
+          ":b": `${String(Math.max(0, Math.floor(beforeMs))).padStart(15, "0")}#~`,
+        },
         Limit: limit,
       }),
     );
