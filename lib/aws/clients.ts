@@ -4,7 +4,10 @@
  * reference guide, "Service-specific endpoints"); nothing here names an endpoint.
  * Every client counts its requests, so benchmarks can report AWS requests per task.
  */
+import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
@@ -72,10 +75,56 @@ export function sqsClient(): SQSClient {
   return sqs;
 }
 
+/** A counted client of another service, built once per process (Lambda, Step Functions, Logs). */
+interface Stackable {
+  middlewareStack: {
+    add(
+      mw: (
+        next: (args: unknown) => unknown,
+        ctx: { commandName?: string },
+      ) => (args: unknown) => unknown,
+      options: typeof COUNTER,
+    ): void;
+  };
+}
+
+function counted<C>(service: string, make: () => C): () => C {
+  let client: C | undefined;
+  const get = () => {
+    if (!client) {
+      const made = make();
+      (made as unknown as Stackable).middlewareStack.add(
+        (next, ctx) => (args) => {
+          count(service, ctx.commandName);
+          return next(args);
+        },
+        COUNTER,
+      );
+      client = made;
+    }
+    return client;
+  };
+  others.push(() => {
+    (client as { destroy?: () => void } | undefined)?.destroy?.();
+    client = undefined;
+  });
+  return get;
+}
+
+const others: Array<() => void> = [];
+
+/** The Lambda client (LAMBDA tasks invoke functions with it). */
+export const lambdaClient = counted("Lambda", () => new LambdaClient({ ...common }));
+/** The Step Functions client (STEP_FUNCTIONS tasks). */
+export const sfnClient = counted("SFN", () => new SFNClient({ ...common }));
+/** The CloudWatch Logs client (task logs on AWS). */
+export const logsClient = counted("CloudWatchLogs", () => new CloudWatchLogsClient({ ...common }));
+
 /** Drops cached clients (after the environment changed, in tests and standalone). */
 export function resetClients(): void {
   dynamo?.destroy();
   sqs?.destroy();
   dynamo = undefined;
   sqs = undefined;
+  for (const drop of others) drop();
 }
