@@ -28,6 +28,21 @@ export const ENV = {
   singleDispatcher: "SHOAL_SINGLE_DISPATCHER",
 } as const;
 
+/** The environment variable naming each table, by logical name (lib/aws/resources.ts TABLES). */
+export const TABLE_ENV = {
+  workflows: ENV.workflowsTable,
+  commands: ENV.commandsTable,
+  instances: ENV.instancesTable,
+  tasks: ENV.tasksTable,
+  taskGroups: ENV.taskGroupsTable,
+  timers: ENV.timersTable,
+  schedules: ENV.schedulesTable,
+  fires: ENV.firesTable,
+  leases: ENV.leasesTable,
+  backfills: ENV.backfillsTable,
+  triggers: ENV.triggersTable,
+} as const;
+
 /** Runtime configuration of handlers and pollers. */
 export interface ShoalConfig {
   prefix: string;
