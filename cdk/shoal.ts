@@ -151,6 +151,7 @@ export class Shoal extends Construct {
       [ENV.prefix]: prefix,
       [ENV.eventsQueueUrl]: this.eventsQueue.queueUrl,
       [ENV.dataDir]: "/tmp/shoal",
+      [ENV.taskLogGroup]: this.taskLogs.logGroupName,
       NODE_OPTIONS: "--enable-source-maps",
     };
     for (const [logical, env] of Object.entries(TABLE_ENV)) {

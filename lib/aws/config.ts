@@ -26,6 +26,8 @@ export const ENV = {
   autoCreateQueues: "SHOAL_AUTO_CREATE_QUEUES",
   commandResignalSeconds: "SHOAL_COMMAND_RESIGNAL_SECONDS",
   singleDispatcher: "SHOAL_SINGLE_DISPATCHER",
+  /** CloudWatch Logs group for task logs (on AWS); unset: log files under the data dir. */
+  taskLogGroup: "SHOAL_TASK_LOG_GROUP",
 } as const;
 
 /** The environment variable naming each table, by logical name (lib/aws/resources.ts TABLES). */
@@ -80,6 +82,8 @@ export interface ShoalConfig {
   commandResignalMs: number;
   /** This process is the only dispatcher (standalone): it may keep instances in memory. */
   singleDispatcher: boolean;
+  /** CloudWatch Logs group of task logs; absent: files under `dataDir`. */
+  taskLogGroup?: string;
 }
 
 /** Resource names derived from a prefix (`shoal` unless set). */
@@ -152,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
     autoCreateQueues: env[ENV.autoCreateQueues] === "true",
     commandResignalMs: num(env, ENV.commandResignalSeconds, 30) * 1000,
     singleDispatcher: env[ENV.singleDispatcher] === "true",
+    ...(env[ENV.taskLogGroup] ? { taskLogGroup: env[ENV.taskLogGroup] } : {}),
   };
 }
 

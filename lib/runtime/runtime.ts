@@ -16,6 +16,7 @@ import { Sweeper } from "../engine/sweeper.js";
 import { grantTaskGroupSlot } from "../engine/task-dispatch.js";
 import { TaskGroupGate } from "../engine/task-group-gate.js";
 import { Worker } from "../engine/worker.js";
+import { CloudWatchTaskLogs } from "../logs/cloudwatch-task-log.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
 import { SqsQueues } from "../queue/sqs-queues.js";
 import { DynamoBackfills } from "../store/dynamo-backfills.js";
@@ -68,7 +69,10 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
     autoCreateQueues: config.autoCreateQueues,
     coalesce: true,
   });
-  const logs = new FileTaskLogs(join(config.dataDir, "logs"));
+  // On AWS task logs go to CloudWatch Logs (one stream per attempt); locally to files.
+  const logs = config.taskLogGroup
+    ? new CloudWatchTaskLogs({ logGroupName: config.taskLogGroup })
+    : new FileTaskLogs(join(config.dataDir, "logs"));
   const definitions = new DefinitionCache(store);
   const log = structuredLog;
   const taskGroups = new DynamoTaskGroups(dynamoClient(), config.tables.taskGroups);
