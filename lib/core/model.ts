@@ -23,12 +23,15 @@ export const TIMEOUT_STRATEGIES = ["WARN", "FAIL"] as const;
 export type TimeoutStrategy = (typeof TIMEOUT_STRATEGIES)[number];
 
 /**
- * Task types. SHELL and HTTP run on a worker; CONDITIONS, SWITCH, SUB_WORKFLOW and DEPENDENT are
- * logic tasks the dispatcher decides itself (DolphinScheduler runs them in the master too).
+ * Task types. SHELL, HTTP, LAMBDA and STEP_FUNCTIONS run on a worker; CONDITIONS, SWITCH,
+ * SUB_WORKFLOW and DEPENDENT are logic tasks the dispatcher decides itself (DolphinScheduler runs
+ * them in the master too).
  */
 export const TASK_TYPES = [
   "SHELL",
   "HTTP",
+  "LAMBDA",
+  "STEP_FUNCTIONS",
   "CONDITIONS",
   "SWITCH",
   "SUB_WORKFLOW",
@@ -43,6 +46,15 @@ export type LogicTaskType = (typeof LOGIC_TASK_TYPES)[number];
 /** True for CONDITIONS, SWITCH, SUB_WORKFLOW and DEPENDENT. */
 export function isLogicTaskType(t: TaskType): t is LogicTaskType {
   return (LOGIC_TASK_TYPES as readonly string[]).includes(t);
+}
+
+/** Task types a worker runs: sent through the task queues of their worker group. */
+export const WORKER_TASK_TYPES = ["SHELL", "HTTP", "LAMBDA", "STEP_FUNCTIONS"] as const;
+export type WorkerTaskType = (typeof WORKER_TASK_TYPES)[number];
+
+/** True for SHELL, HTTP, LAMBDA and STEP_FUNCTIONS (the complement of `isLogicTaskType`). */
+export function isWorkerTaskType(t: TaskType): t is WorkerTaskType {
+  return (WORKER_TASK_TYPES as readonly string[]).includes(t);
 }
 
 export const RELEASE_STATES = ["ONLINE", "OFFLINE"] as const;
@@ -137,6 +149,45 @@ export interface HttpTaskDefinition extends TaskDefinitionBase {
 }
 
 /**
+ * A LAMBDA task: one synchronous invocation (`RequestResponse`) of an AWS Lambda function. The
+ * attempt fails when the function reports `FunctionError` or the call fails (AWS Lambda API
+ * reference, "Invoke"). `payload` is a JSON text once its parameters are substituted
+ * (lib/tasks/substitute.ts); limits are in lib/core/validate-tasks.ts.
+ */
+export interface LambdaTaskDefinition extends TaskDefinitionBase {
+  type: "LAMBDA";
+  /** Name, `name:alias`, partial or full ARN (AWS's `FunctionName`, ≤ 170 characters). */
+  functionName: string;
+  /** JSON event for the function, with `${name}` and `$[…]` references. */
+  payload: string;
+  /** Version or alias (AWS's `Qualifier`). */
+  qualifier?: string;
+  /** OUT parameters taken from the function's JSON response: name → JSON path (`$.id`). */
+  outputs: Record<string, string>;
+}
+
+/**
+ * A STEP_FUNCTIONS task: starts an execution of a (Standard) state machine and polls it until it
+ * ends; SUCCEEDED is success, FAILED, TIMED_OUT and ABORTED are failures (AWS Step Functions API
+ * reference, "StartExecution", "DescribeExecution"). Stopping the task stops the execution.
+ */
+export interface StepFunctionsTaskDefinition extends TaskDefinitionBase {
+  type: "STEP_FUNCTIONS";
+  stateMachineArn: string;
+  /** JSON input of the execution, with `${name}` and `$[…]` references (AWS's default: `{}`). */
+  input?: string;
+  /**
+   * Execution name, with `${name}` and `$[…]` references. When unset, a name derived from the
+   * instance, task code and attempt, so a redelivered attempt finds its own execution.
+   */
+  executionName?: string;
+  /** OUT parameters taken from the execution's JSON output: name → JSON path. */
+  outputs: Record<string, string>;
+  /** Longest wait between two DescribeExecution calls, seconds (1..300). */
+  pollIntervalSeconds: number;
+}
+
+/**
  * CONDITIONS: once every upstream task has finished (whatever its result), follows
  * `successNext` when all of them succeeded and `failedNext` otherwise; the branch not taken is
  * SKIPPED, and so is what only it leads to. A failure an upstream CONDITIONS task handles does
@@ -178,13 +229,19 @@ export interface DependentTaskDefinition extends TaskDefinitionBase {
 export type TaskDefinition =
   | ShellTaskDefinition
   | HttpTaskDefinition
+  | LambdaTaskDefinition
+  | StepFunctionsTaskDefinition
   | ConditionsTaskDefinition
   | SwitchTaskDefinition
   | SubWorkflowTaskDefinition
   | DependentTaskDefinition;
 
 /** Task definitions a worker runs. */
-export type WorkerTaskDefinition = ShellTaskDefinition | HttpTaskDefinition;
+export type WorkerTaskDefinition =
+  | ShellTaskDefinition
+  | HttpTaskDefinition
+  | LambdaTaskDefinition
+  | StepFunctionsTaskDefinition;
 
 /** A workflow definition as stored (defaults applied). The API body shape is in API-v1.md. */
 export interface WorkflowDefinition {

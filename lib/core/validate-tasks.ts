@@ -7,7 +7,7 @@ import { z } from "zod";
 import { DEPENDENT_DATE_VALUES } from "./dependent.js";
 import type { ErrorDetail } from "./errors.js";
 import { checkJsonPath } from "./json-path.js";
-import { type TaskDefinition, TIMEOUT_STRATEGIES } from "./model.js";
+import { TASK_TYPES, type TaskDefinition, TIMEOUT_STRATEGIES } from "./model.js";
 import { OUT_LIMITS } from "./out-params.js";
 import { RETRY_BACKOFFS } from "./retry.js";
 import {
@@ -63,6 +63,23 @@ const shellTask = z.strictObject({
   }),
 });
 
+/** OUT parameters taken from a JSON document by JSON path (HTTP, LAMBDA, STEP_FUNCTIONS). */
+const outputs = z
+  .record(
+    paramName,
+    z
+      .string()
+      .max(256, { error: "must be at most 256 characters" })
+      .superRefine((path, ctx) => {
+        const problem = checkJsonPath(path);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+  )
+  .refine((o) => Object.keys(o).length <= OUT_LIMITS.count, {
+    error: `at most ${OUT_LIMITS.count} outputs`,
+  })
+  .default({});
+
 const statusCode = z.number().int().min(100).max(599);
 const httpTask = z.strictObject({
   ...taskBase,
@@ -94,21 +111,123 @@ const httpTask = z.strictObject({
     .tuple([statusCode, statusCode])
     .refine(([lo, hi]) => lo <= hi, { error: "must be [low, high] with low <= high" })
     .default([200, 299]),
-  outputs: z
-    .record(
-      paramName,
-      z
-        .string()
-        .max(256, { error: "must be at most 256 characters" })
-        .superRefine((path, ctx) => {
-          const problem = checkJsonPath(path);
-          if (problem) ctx.addIssue({ code: "custom", message: problem });
-        }),
-    )
-    .refine((o) => Object.keys(o).length <= OUT_LIMITS.count, {
-      error: `at most ${OUT_LIMITS.count} outputs`,
+  outputs,
+});
+
+/**
+ * Largest LAMBDA payload or STEP_FUNCTIONS input as written, UTF-8 bytes: the definition travels
+ * in every task message (SQS takes 256 KiB in all), like an HTTP body.
+ */
+export const JSON_TEMPLATE_BYTES = 64 * 1024;
+/**
+ * Largest LAMBDA payload or STEP_FUNCTIONS input after parameter substitution, UTF-8 bytes:
+ * Step Functions' limit for an execution's input ("Quotas related to state machine
+ * executions": 256 KiB); Shoal holds Lambda payloads to it as well. Checked by the plugins.
+ */
+export const AWS_JSON_MAX_BYTES = 256 * 1024;
+
+/** A `${name}` or `$[…]` reference, as params.ts finds them. */
+const PARAM_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_.]*\}|\$\[[^\]\n]*\]/;
+
+/**
+ * Why `text` is not JSON: the parser's complaint (at most 200 characters; "empty text" for ""),
+ * or undefined when it parses.
+ */
+export function jsonTextProblem(text: string): string | undefined {
+  if (text.trim() === "") return "empty text";
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message.slice(0, 200);
+  }
+}
+
+/**
+ * A JSON text with parameter references: only a text without references can be checked here,
+ * since a reference outside a JSON string may stand for any JSON (`{"n": ${count}}`).
+ */
+const jsonTemplate = bytes(JSON_TEMPLATE_BYTES).superRefine((text, ctx) => {
+  if (Buffer.byteLength(text) > JSON_TEMPLATE_BYTES || PARAM_REFERENCE.test(text)) return;
+  const problem = jsonTextProblem(text);
+  if (problem) ctx.addIssue({ code: "custom", message: `must be JSON (${problem})` });
+});
+
+/**
+ * AWS Lambda's `FunctionName` pattern (Lambda API reference, "Invoke"): a name, `name:alias`,
+ * `account:function:name` or a full ARN, optionally ending in `:version` or `:alias`.
+ */
+const FUNCTION_NAME =
+  /^(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\d{1}:)?(\d{12}:)?(function:)?([a-zA-Z0-9-_.]+)(:(\$LATEST|[a-zA-Z0-9-_]+))?$/;
+
+const lambdaTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("LAMBDA"),
+  functionName: z
+    .string()
+    .min(1, { error: "must not be empty", abort: true })
+    .max(170, { error: "must be at most 170 characters", abort: true })
+    .regex(FUNCTION_NAME, {
+      error:
+        "must be a Lambda function name, name:alias, or function ARN (AWS's FunctionName pattern)",
+    }),
+  payload: jsonTemplate,
+  qualifier: z
+    .string()
+    .regex(/^[a-zA-Z0-9$_-]{1,128}$/, {
+      error: "must be a version or alias: 1 to 128 characters of [a-zA-Z0-9$_-]",
     })
-    .default({}),
+    .optional(),
+  outputs,
+});
+
+/**
+ * Characters AWS forbids in an execution name (Step Functions API reference, "StartExecution"):
+ * whitespace, brackets, wildcards, `" # % \ ^ | ~ \` $ & , ; : /`, control characters.
+ */
+const EXECUTION_NAME_FORBIDDEN = /[\s<>{}[\]?*"#%\\^|~`$&,;:/\p{Cc}\uFFFE\uFFFF]/u;
+
+/**
+ * Why `name` cannot name a Step Functions execution (1..80 characters, none of the forbidden
+ * ones), as a phrase, or undefined when it can.
+ */
+export function executionNameProblem(name: string): string | undefined {
+  if (name.length < 1 || name.length > 80) return "must be 1 to 80 characters";
+  const bad = EXECUTION_NAME_FORBIDDEN.exec(name);
+  if (bad) {
+    return `must not contain ${JSON.stringify(bad[0])} (AWS forbids whitespace, brackets, wildcards, control characters and " # % \\ ^ | ~ \` $ & , ; : /)`;
+  }
+  return undefined;
+}
+
+/** `arn:<partition>:states:<region>:<account>:stateMachine:<name>[:<version or alias>]`. */
+const STATE_MACHINE_ARN =
+  /^arn:aws[a-zA-Z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[^\s<>{}[\]?*"#%\\^|~`$&,;:/]{1,80}(:[A-Za-z0-9_-]{1,80})?$/;
+
+const stepFunctionsTask = z.strictObject({
+  ...taskBase,
+  type: z.literal("STEP_FUNCTIONS"),
+  stateMachineArn: z
+    .string()
+    .max(256, { error: "must be at most 256 characters", abort: true })
+    .regex(STATE_MACHINE_ARN, {
+      error:
+        "must be a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>[:<version or alias>])",
+    }),
+  input: jsonTemplate.optional(),
+  executionName: z
+    .string()
+    .max(256, { error: "must be at most 256 characters", abort: true })
+    .superRefine((text, ctx) => {
+      // References are replaced at run time, where the result is checked again.
+      const problem = PARAM_REFERENCE.test(text)
+        ? executionNameProblem(text.replace(new RegExp(PARAM_REFERENCE, "g"), "x").slice(0, 80))
+        : executionNameProblem(text);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
+  outputs,
+  pollIntervalSeconds: seconds(300).min(1, { error: "must be >= 1" }).default(5),
 });
 
 const DEPENDENT_CYCLES = ["hour", "day", "week", "month"] as const;
@@ -186,12 +305,22 @@ const dependentTask = z.strictObject({
   checkIntervalSeconds: seconds(3600).min(1, { error: "must be >= 1" }).default(10),
 });
 
-const TYPE_LIST = "SHELL, HTTP, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT";
+/** "SHELL, HTTP, …, SUB_WORKFLOW or DEPENDENT": every type, in TASK_TYPES order. */
+const TYPE_LIST = `${TASK_TYPES.slice(0, -1).join(", ")} or ${TASK_TYPES.at(-1)}`;
 
 /** Schema of a task definition (discriminated by `type`). */
 export const taskSchema = z.discriminatedUnion(
   "type",
-  [shellTask, httpTask, conditionsTask, switchTask, subWorkflowTask, dependentTask],
+  [
+    shellTask,
+    httpTask,
+    lambdaTask,
+    stepFunctionsTask,
+    conditionsTask,
+    switchTask,
+    subWorkflowTask,
+    dependentTask,
+  ],
   { error: `type must be ${TYPE_LIST}` },
 );
 

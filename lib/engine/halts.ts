@@ -7,7 +7,7 @@
  */
 import { subInstanceId } from "../core/ids.js";
 import type { CommandType } from "../core/model.js";
-import { isFinalTaskState, type TaskDefinition } from "../core/model.js";
+import { isFinalTaskState, isWorkerTaskType, type TaskDefinition } from "../core/model.js";
 import { activeTasks, attemptOf, type Progress, type TaskOutcome } from "../core/progress.js";
 import type { InstanceRecord } from "../store/records.js";
 import { mapLimit } from "./concurrency.js";
@@ -41,7 +41,7 @@ export async function haltActive(
       if (o) outcomes.push({ index, attempt, state: o });
       return;
     }
-    if (task.type !== "SHELL" && task.type !== "HTTP") {
+    if (!isWorkerTaskType(task.type)) {
       // A logic task waiting in the dispatcher (DEPENDENT): nothing runs anywhere.
       if (mode === "pause") outcomes.push({ index, attempt, state: "PAUSED" });
       else {

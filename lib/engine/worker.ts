@@ -15,8 +15,10 @@ import type { TaskMessage } from "../queue/messages.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { Store } from "../store/store.js";
 import { runHttp } from "../tasks/http.js";
+import { runLambda } from "../tasks/lambda.js";
 import type { TaskPlugin, TaskResult } from "../tasks/plugin.js";
 import { runShell } from "../tasks/shell.js";
+import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
 
@@ -36,7 +38,12 @@ export interface WorkerDeps {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
-const PLUGINS: Record<string, TaskPlugin> = { SHELL: runShell, HTTP: runHttp };
+const PLUGINS: Record<string, TaskPlugin> = {
+  SHELL: runShell,
+  HTTP: runHttp,
+  LAMBDA: runLambda,
+  STEP_FUNCTIONS: runStepFunctions,
+};
 
 export class Worker {
   readonly id: string;

@@ -196,7 +196,7 @@ describe("PUT /v1/workflows/{name}", () => {
           }),
         400,
         "ValidationError",
-        { detail: /SHELL, HTTP, CONDITIONS/ },
+        { detail: /SHELL, HTTP, LAMBDA, STEP_FUNCTIONS, CONDITIONS/ },
       );
       await rejectsOnBoth(
         (n) =>

@@ -261,7 +261,7 @@ describe("parseWorkflowDefinition: shape rules", () => {
     });
     for (const i of [0, 1, 2]) {
       expect(detailAt(details, `tasks[${i}].type`).message).toBe(
-        "type must be SHELL, HTTP, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT",
+        "type must be SHELL, HTTP, LAMBDA, STEP_FUNCTIONS, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT",
       );
     }
   });
