@@ -248,9 +248,14 @@ describe("logic tasks in shoal standalone", () => {
       { timeoutMs: 30_000, what: "the child's first task to run" },
     );
     expect((await api(sa.url, "POST", `/v1/instances/${id}/pause`)).status).toBe(202);
+    const state = async (i: string) => (await api(sa.url, "GET", `/v1/instances/${i}`)).body;
+    // The pause has reached the child before its running task is let go.
+    await until(async () => (await state(childId)).state === "PAUSING", {
+      timeoutMs: 30_000,
+      what: "the child to be pausing",
+    });
     const { writeFileSync } = await import("node:fs");
     writeFileSync(flag, "");
-    const state = async (i: string) => (await api(sa.url, "GET", `/v1/instances/${i}`)).body;
     const pausedChild = await until(
       async () => ((await state(childId)).state === "PAUSED" ? state(childId) : undefined),
       { timeoutMs: 30_000, what: "the child to pause" },
