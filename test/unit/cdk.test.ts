@@ -4,8 +4,9 @@
  * with SQS event sources that report batch item failures, the sweeper's one-minute rule, the
  * HTTP API with IAM authorisation, and IAM statements without `*` actions.
  */
-import { App } from "aws-cdk-lib";
-import { Match, Template } from "aws-cdk-lib/assertions";
+import { App, Aspects } from "aws-cdk-lib";
+import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
+import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { WORKER_CONCURRENCY } from "../../cdk/shoal.js";
 import { ShoalStack } from "../../cdk/shoal-stack.js";
@@ -112,4 +113,17 @@ describe("ShoalStack", () => {
     );
     expect(dlqAlarms).toHaveLength(2 + PRIORITIES.length);
   });
+});
+
+describe("cdk-nag AwsSolutions", () => {
+  it("finds nothing that is not suppressed with a reason in cdk/shoal.ts", () => {
+    const app = new App();
+    const stack = new ShoalStack(app, "Nag", { shoal: { prefix: "n" } });
+    Aspects.of(app).add(new AwsSolutionsChecks());
+    const errors = Annotations.fromStack(stack).findError(
+      "*",
+      Match.stringLikeRegexp("AwsSolutions-.*"),
+    );
+    expect(errors.map((e) => `${e.id}: ${String(e.entry.data).slice(0, 120)}`)).toEqual([]);
+  }, 120_000);
 });
