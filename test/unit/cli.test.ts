@@ -70,13 +70,17 @@ function definition(name: string, version?: number) {
 
 const T0 = "2026-11-21T05:00:00.000Z";
 
-/** Instance snapshot by poll count: RUNNING twice, then the outcome (FAILURE for "*fail*"). */
+/**
+ * Instance snapshot by poll count: RUNNING twice, then the outcome (FAILURE for "*fail*"; for
+ * "*handled*" the last task fails but the instance succeeds, as after a CONDITIONS branch).
+ */
 function snapshot(inst: StubInstance) {
   inst.polls++;
   const codes: string[] = (definition(inst.workflow, inst.version)?.tasks ?? []).map(
     (t: { code: string }) => t.code,
   );
-  const failing = inst.workflow.includes("fail");
+  const handled = inst.workflow.includes("handled");
+  const failing = inst.workflow.includes("fail") || handled;
   const done = inst.polls >= 3;
   const tasks = codes.slice(0, Math.min(inst.polls, codes.length)).map((code, i) => {
     let taskState = i < inst.polls - 1 ? "SUCCESS" : "RUNNING";
@@ -87,7 +91,7 @@ function snapshot(inst: StubInstance) {
     instanceId: inst.id,
     workflow: inst.workflow,
     version: inst.version,
-    state: done ? (failing ? "FAILURE" : "SUCCESS") : "RUNNING",
+    state: done ? (failing && !handled ? "FAILURE" : "SUCCESS") : "RUNNING",
     priority: "MEDIUM",
     createdAt: T0,
     startedAt: T0,
@@ -316,6 +320,7 @@ describe("shoal run", () => {
   beforeEach(async () => {
     await shoal(["apply", "-f", await file("etl.yaml", `name: etl\n${ETL}`)]);
     await shoal(["apply", "-f", await file("etl-fail.yaml", `name: etl-fail\n${ETL}`)]);
+    await shoal(["apply", "-f", await file("etl-handled.yaml", `name: etl-handled\n${ETL}`)]);
   });
 
   it("prints the instance id and sends the run options", async () => {
@@ -367,6 +372,13 @@ describe("shoal run", () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toContain("FAILURE  2/3 done  0 running  1 failed\nFAILURE in 12.3s\n");
     expect(res.stdout).toContain("failed tasks: report");
+  });
+
+  it("--wait on SUCCESS names failures a CONDITIONS task handled, not as failed tasks", async () => {
+    const res = await shoal(["run", "etl-handled", "--wait"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("failures handled by CONDITIONS: report");
+    expect(res.stdout).not.toContain("failed tasks:");
   });
 
   it("redraws the progress line in place on a TTY", async () => {

@@ -112,7 +112,10 @@ async function waitForInstance(
       const failed = tasks.filter((t) => t.state === "FAILURE" || t.state === "KILLED");
       if (failed.length > 0) {
         const codes = failed.map((t) => t.code).join(", ");
-        ctx.out(`failed tasks: ${codes} (see: shoal logs ${id} <task>)`);
+        // In a SUCCESS instance a failed task's failure was handled (a CONDITIONS task took
+        // its failedNext branch): name it as such, not as the reason of a failure.
+        const label = inst.state === "SUCCESS" ? "failures handled by CONDITIONS" : "failed tasks";
+        ctx.out(`${label}: ${codes} (see: shoal logs ${id} <task>)`);
       }
       return inst.state === "SUCCESS" ? EXIT.ok : EXIT.error;
     }
