@@ -7,15 +7,17 @@
  *   indexes carry instead of the times themselves (INCLUDE projection, lib/aws/resources.ts).
  * Writes are whole-item PutItems with a condition (new id, or stored rev = rev - 1).
  */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { INDEX } from "../aws/resources.js";
-import { conditional, type Item, page, strip } from "./dynamo-common.js";
-import { createdKey } from "./dynamo-schedules.js";
+import {
+  getConsistent,
+  type Item,
+  page,
+  putIfAbsent,
+  putRevision,
+  strip,
+  timeKey,
+} from "./dynamo-common.js";
 import type { Page } from "./records.js";
 import type {
   BackfillRecord,
@@ -32,7 +34,7 @@ const SUMMARY_ATTRS = ["total", "firstTime", "lastTime"];
 function backfillItem(b: BackfillRecord): Item {
   const item = strip<Item>(b as unknown as Item, ...INDEX_ATTRS, ...SUMMARY_ATTRS);
   item.listKey = LIST_KEY;
-  item.createdKey = createdKey(b.createdAt, b.id);
+  item.createdKey = timeKey(b.createdAt, b.id);
   if (b.state === "RUNNING") item.activeShard = ACTIVE_SHARD;
   item.total = b.nominalTimes.length;
   if (b.nominalTimes.length > 0) {
@@ -51,37 +53,16 @@ export class DynamoBackfills implements BackfillStore {
   ) {}
 
   async putBackfill(b: BackfillRecord): Promise<boolean> {
-    const Item = backfillItem(b);
-    return conditional(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item,
-          ConditionExpression: "attribute_not_exists(id)",
-        }),
-      ),
-    );
+    return putIfAbsent(this.db, this.table, backfillItem(b), "id");
   }
 
   async getBackfill(id: string): Promise<BackfillRecord | undefined> {
-    const r = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }),
-    );
-    return r.Item ? strip<BackfillRecord>(r.Item, ...INDEX_ATTRS, ...SUMMARY_ATTRS) : undefined;
+    const item = await getConsistent(this.db, this.table, { id });
+    return item ? strip<BackfillRecord>(item, ...INDEX_ATTRS, ...SUMMARY_ATTRS) : undefined;
   }
 
   async updateBackfill(b: BackfillRecord): Promise<boolean> {
-    const Item = backfillItem(b);
-    return conditional(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item,
-          ConditionExpression: "rev = :prev",
-          ExpressionAttributeValues: { ":prev": b.rev - 1 },
-        }),
-      ),
-    );
+    return putRevision(this.db, this.table, backfillItem(b), b.rev);
   }
 
   async listActiveBackfills(limit: number): Promise<BackfillSummary[]> {

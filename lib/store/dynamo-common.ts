@@ -5,6 +5,8 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
   QueryCommand,
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
@@ -28,6 +30,72 @@ export async function conditional(run: () => Promise<unknown>): Promise<boolean>
     if (isConditionFailure(e)) return false;
     throw e;
   }
+}
+
+/** Writes `item` unless an item with its key exists (`attribute_not_exists(<keyAttr>)`). */
+export function putIfAbsent(
+  db: DynamoDBDocumentClient,
+  table: string,
+  item: Item,
+  keyAttr: string,
+): Promise<boolean> {
+  return conditional(() =>
+    db.send(
+      new PutCommand({
+        TableName: table,
+        Item: item,
+        ConditionExpression: "attribute_not_exists(#k)",
+        ExpressionAttributeNames: { "#k": keyAttr },
+      }),
+    ),
+  );
+}
+
+/**
+ * Replaces the whole item if its stored `rev` is `rev - 1` (the optimistic lock of instances,
+ * schedules and backfills: every write is conditioned on the revision it read).
+ */
+export function putRevision(
+  db: DynamoDBDocumentClient,
+  table: string,
+  item: Item,
+  rev: number,
+): Promise<boolean> {
+  return conditional(() =>
+    db.send(
+      new PutCommand({
+        TableName: table,
+        Item: item,
+        ConditionExpression: "rev = :prev",
+        ExpressionAttributeValues: { ":prev": rev - 1 },
+      }),
+    ),
+  );
+}
+
+/** A strongly consistent GetItem (state is always read as last written). */
+export async function getConsistent(
+  db: DynamoDBDocumentClient,
+  table: string,
+  key: Item,
+): Promise<Item | undefined> {
+  const r = await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  return r.Item;
+}
+
+/** Largest epoch ms that fits 15 digits (year 33658): every real time does. */
+export const MAX_MS = 10 ** 15 - 1;
+
+/**
+ * `<ms, 15 digits zero-padded>#<id>`: sorts by time, then id (list keys by creation time, the
+ * schedules' due key), and is unique per item, unlike the time alone.
+ * @throws RangeError when `ms` is not a whole number of ms in 0 .. 10^15 - 1.
+ */
+export function timeKey(ms: number, id: string): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_MS) {
+    throw new RangeError(`time must be a whole number of ms in 0..${MAX_MS}: ${ms}`);
+  }
+  return `${String(ms).padStart(15, "0")}#${id}`;
 }
 
 function encodeToken(key: Item | undefined): string | undefined {

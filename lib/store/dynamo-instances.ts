@@ -2,9 +2,17 @@
  * The instances table: one item per workflow instance, listed newest first through the
  * by-created index (all instances) or the by-workflow index.
  */
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { INDEX } from "../aws/resources.js";
-import { conditional, type Item, page, queryAll, strip } from "./dynamo-common.js";
+import {
+  getConsistent,
+  type Item,
+  page,
+  putIfAbsent,
+  putRevision,
+  queryAll,
+  strip,
+} from "./dynamo-common.js";
 import type { InstanceRecord, InstanceSummaryRecord, Page } from "./records.js";
 import type { ListInstancesQuery } from "./store.js";
 
@@ -24,40 +32,17 @@ export class DynamoInstances {
     };
   }
 
-  putInstance(inst: InstanceRecord): Promise<boolean> {
-    return conditional(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: this.instanceItem(inst),
-          ConditionExpression: "attribute_not_exists(instanceId)",
-        }),
-      ),
-    );
+  async putInstance(inst: InstanceRecord): Promise<boolean> {
+    return putIfAbsent(this.db, this.table, this.instanceItem(inst), "instanceId");
   }
 
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
-    const r = await this.db.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: { instanceId },
-        ConsistentRead: true,
-      }),
-    );
-    return r.Item ? strip<InstanceRecord>(r.Item, "listKey", "createdKey") : undefined;
+    const item = await getConsistent(this.db, this.table, { instanceId });
+    return item ? strip<InstanceRecord>(item, "listKey", "createdKey") : undefined;
   }
 
-  updateInstance(inst: InstanceRecord): Promise<boolean> {
-    return conditional(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: this.instanceItem(inst),
-          ConditionExpression: "rev = :prev",
-          ExpressionAttributeValues: { ":prev": inst.rev - 1 },
-        }),
-      ),
-    );
+  async updateInstance(inst: InstanceRecord): Promise<boolean> {
+    return putRevision(this.db, this.table, this.instanceItem(inst), inst.rev);
   }
 
   async listInstances(q: ListInstancesQuery): Promise<Page<InstanceSummaryRecord>> {

@@ -7,48 +7,36 @@
  * Writes are whole-item PutItems with a condition (new id, or stored rev = rev - 1), so the
  * index attributes can never disagree with the state they derive from.
  */
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { INDEX } from "../aws/resources.js";
-import { conditional, type Item, page, strip } from "./dynamo-common.js";
+import {
+  conditional,
+  getConsistent,
+  type Item,
+  page,
+  putIfAbsent,
+  putRevision,
+  strip,
+  timeKey,
+} from "./dynamo-common.js";
 import type { Page } from "./records.js";
 import type { ListSchedulesQuery, ScheduleRecord, ScheduleStore } from "./schedules.js";
 
-/** Largest epoch ms that fits 15 digits (year 33658): every real time does. */
-const MAX_MS = 10 ** 15 - 1;
-
 const LIST_KEY = "S";
 const INDEX_ATTRS = ["dueShard", "dueKey", "listKey", "createdKey"];
-
-/**
- * `<createdAt, 15 digits zero-padded>#<id>`: sorts by creation time, then id. Shared by the
- * schedules, backfills and triggers lists.
- * @throws RangeError when createdAt is not a whole number of ms in 0 .. 10^15 - 1.
- */
-export function createdKey(createdAt: number, id: string): string {
-  if (!Number.isInteger(createdAt) || createdAt < 0 || createdAt > MAX_MS) {
-    throw new RangeError(`createdAt must be a whole number of ms in 0..${MAX_MS}: ${createdAt}`);
-  }
-  return `${String(createdAt).padStart(15, "0")}#${id}`;
-}
 
 function scheduleItem(s: ScheduleRecord): Item {
   if (s.shard === "") throw new RangeError(`schedule ${s.id}: shard must not be empty`);
   // Whatever the caller passed in index attributes is dropped: only the state decides them.
   const item = strip<Item>(s as unknown as Item, ...INDEX_ATTRS);
   item.listKey = LIST_KEY;
-  item.createdKey = createdKey(s.createdAt, s.id);
+  item.createdKey = timeKey(s.createdAt, s.id);
   if (s.state === "ONLINE" && s.nextFireTime !== undefined) {
     item.dueShard = s.shard;
     // Unique per schedule: dynalite tells index entries with equal keys apart by only six hex
     // digits of the item key's hash, so two schedules due at the same instant could share (and
     // lose) one entry if the index sorted by nextFireTime alone.
-    item.dueKey = `${String(s.nextFireTime).padStart(15, "0")}#${s.id}`;
+    item.dueKey = timeKey(s.nextFireTime, s.id);
   }
   return item;
 }
@@ -62,37 +50,16 @@ export class DynamoSchedules implements ScheduleStore {
   ) {}
 
   async putSchedule(s: ScheduleRecord): Promise<boolean> {
-    const Item = scheduleItem(s);
-    return conditional(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item,
-          ConditionExpression: "attribute_not_exists(id)",
-        }),
-      ),
-    );
+    return putIfAbsent(this.db, this.table, scheduleItem(s), "id");
   }
 
   async getSchedule(id: string): Promise<ScheduleRecord | undefined> {
-    const r = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }),
-    );
-    return r.Item ? record(r.Item) : undefined;
+    const item = await getConsistent(this.db, this.table, { id });
+    return item ? record(item) : undefined;
   }
 
   async updateSchedule(s: ScheduleRecord): Promise<boolean> {
-    const Item = scheduleItem(s);
-    return conditional(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item,
-          ConditionExpression: "rev = :prev",
-          ExpressionAttributeValues: { ":prev": s.rev - 1 },
-        }),
-      ),
-    );
+    return putRevision(this.db, this.table, scheduleItem(s), s.rev);
   }
 
   deleteSchedule(id: string): Promise<boolean> {

@@ -4,16 +4,17 @@
  * on read). `lastFiredAt` only moves through markFired, a conditional UpdateItem on its previous
  * value: that is the debounce claim, so two events racing past the same last fire start one run.
  */
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { INDEX } from "../aws/resources.js";
-import { conditional, type Item, page, strip } from "./dynamo-common.js";
-import { createdKey } from "./dynamo-schedules.js";
+import {
+  conditional,
+  getConsistent,
+  type Item,
+  page,
+  putIfAbsent,
+  strip,
+  timeKey,
+} from "./dynamo-common.js";
 import type { Page } from "./records.js";
 import type { TriggerRecord, TriggerStore } from "./schedules.js";
 
@@ -31,23 +32,13 @@ export class DynamoTriggers implements TriggerStore {
   async putTrigger(t: TriggerRecord): Promise<boolean> {
     const item = strip<Item>(t as unknown as Item, ...INDEX_ATTRS);
     item.listKey = LIST_KEY;
-    item.createdKey = createdKey(t.createdAt, t.id);
-    return conditional(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: item,
-          ConditionExpression: "attribute_not_exists(id)",
-        }),
-      ),
-    );
+    item.createdKey = timeKey(t.createdAt, t.id);
+    return putIfAbsent(this.db, this.table, item, "id");
   }
 
   async getTrigger(id: string): Promise<TriggerRecord | undefined> {
-    const r = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }),
-    );
-    return r.Item ? record(r.Item) : undefined;
+    const item = await getConsistent(this.db, this.table, { id });
+    return item ? record(item) : undefined;
   }
 
   updateTrigger(t: TriggerRecord): Promise<boolean> {
