@@ -16,7 +16,7 @@ import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY, type RunDeps } from "../engine/scheduling.js";
 import type { BackfillRecord } from "../store/schedules.js";
 import type { ApiDeps } from "./deps.js";
-import { asObject, json, parseBody } from "./http.js";
+import { asObject, json, onlyFields, parseBody, RESOURCE_ID } from "./http.js";
 import { iso } from "./present.js";
 
 /** Most nominal times one backfill may hold (they live in one item). */
@@ -45,11 +45,6 @@ export const backfillSchema = z.strictObject({
   dryRun: z.boolean({ error: "must be true or false" }).default(false),
 });
 
-function scheduling(deps: ApiDeps) {
-  if (!deps.scheduling) throw new Error("scheduling stores are not configured");
-  return deps.scheduling;
-}
-
 /** The nominal times a backfill body asks for, in its order. @throws ShoalError 400. */
 async function nominalTimes(
   deps: ApiDeps,
@@ -75,7 +70,7 @@ async function nominalTimes(
     let timezone = b.timezone;
     if (!cron) {
       // The workflow's schedule (DolphinScheduler complements along the workflow's cron).
-      const page = await scheduling(deps).schedules.listSchedules({ workflow, limit: 50 });
+      const page = await deps.scheduling.schedules.listSchedules({ workflow, limit: 50 });
       const s = page.items.find((x) => x.cron !== undefined);
       if (!s?.cron) {
         throw validationError([
@@ -155,15 +150,15 @@ export async function createBackfill(
     updatedAt: now,
     rev: 1,
   };
-  await scheduling(deps).backfills.putBackfill(rec);
+  await deps.scheduling.backfills.putBackfill(rec);
   await advanceBackfill(engineOf(deps), rec.id);
-  const stored = (await scheduling(deps).backfills.getBackfill(rec.id)) ?? rec;
+  const stored = (await deps.scheduling.backfills.getBackfill(rec.id)) ?? rec;
   return json(202, backfillView(stored));
 }
 
 /** What advancing a backfill needs, from the API's parts. */
 function engineOf(deps: ApiDeps): RunDeps {
-  const s = scheduling(deps);
+  const s = deps.scheduling;
   return {
     store: deps.store,
     queues: deps.queues,
@@ -176,9 +171,7 @@ function engineOf(deps: ApiDeps): RunDeps {
 }
 
 export async function getBackfill(deps: ApiDeps, id: string): Promise<HttpApiResult> {
-  const b = /^[A-Za-z0-9-]{1,64}$/.test(id)
-    ? await scheduling(deps).backfills.getBackfill(id)
-    : undefined;
+  const b = RESOURCE_ID.test(id) ? await deps.scheduling.backfills.getBackfill(id) : undefined;
   if (!b) throw notFound(`backfill '${id.slice(0, 64)}' does not exist`);
   return json(200, backfillView(b));
 }
@@ -200,24 +193,19 @@ export async function controlBackfill(
   verb: keyof typeof TRANSITIONS,
   event: HttpApiEvent,
 ): Promise<HttpApiResult> {
-  const extra = Object.keys(asObject(parseBody(event), true));
-  if (extra.length > 0) {
-    throw validationError(extra.map((k) => ({ path: k, message: `unknown field '${k}'` })));
-  }
+  onlyFields(event);
   const t = TRANSITIONS[verb];
   for (let round = 0; round < 5; round++) {
-    const b = /^[A-Za-z0-9-]{1,64}$/.test(id)
-      ? await scheduling(deps).backfills.getBackfill(id)
-      : undefined;
+    const b = RESOURCE_ID.test(id) ? await deps.scheduling.backfills.getBackfill(id) : undefined;
     if (!b) throw notFound(`backfill '${id.slice(0, 64)}' does not exist`);
     if (b.state === t.to) return json(202, backfillView(b)); // sent twice: a no-op
     if (!(t.from as readonly string[]).includes(b.state)) {
       throw conflict(`backfill '${id}' is ${b.state}; it cannot ${verb}`);
     }
     const next: BackfillRecord = { ...b, state: t.to, updatedAt: deps.now(), rev: b.rev + 1 };
-    if (await scheduling(deps).backfills.updateBackfill(next)) {
+    if (await deps.scheduling.backfills.updateBackfill(next)) {
       if (verb === "resume") await advanceBackfill(engineOf(deps), id);
-      const stored = (await scheduling(deps).backfills.getBackfill(id)) ?? next;
+      const stored = (await deps.scheduling.backfills.getBackfill(id)) ?? next;
       return json(202, backfillView(stored));
     }
   }

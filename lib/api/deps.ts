@@ -12,7 +12,7 @@ export interface ApiDeps {
   /** Task groups (`/v1/task-groups`). */
   taskGroups: TaskGroupStore;
   /** Schedules, their fire ledger, backfills and triggers. */
-  scheduling?: {
+  scheduling: {
     schedules: ScheduleStore;
     fires: FireStore;
     backfills: BackfillStore;

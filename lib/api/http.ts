@@ -114,3 +114,19 @@ export function asObject(body: unknown, optional = false): Record<string, unknow
   }
   return body as Record<string, unknown>;
 }
+
+/** Ids Shoal generates (UUIDs) for instances, schedules, backfills and triggers. */
+export const RESOURCE_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * A verb endpoint's body: no fields beyond `allowed` (an empty object or no body).
+ * @returns the body. @throws ShoalError 400 with one detail per unknown field.
+ */
+export function onlyFields(event: HttpApiEvent, allowed: readonly string[] = []) {
+  const body = asObject(parseBody(event), true);
+  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) {
+    throw validationError(unknown.map((k) => ({ path: k, message: `unknown field '${k}'` })));
+  }
+  return body;
+}

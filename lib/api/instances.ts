@@ -13,13 +13,20 @@ import { checkName, parseRunRequest } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
 import type { ApiDeps } from "./deps.js";
-import { asObject, json, parseBody, parseLimit, parsePositiveInt, query } from "./http.js";
+import {
+  asObject,
+  json,
+  onlyFields,
+  parseBody,
+  parseLimit,
+  parsePositiveInt,
+  query,
+  RESOURCE_ID,
+} from "./http.js";
 import { instanceDetail, instanceSummary, taskInstance } from "./present.js";
 
-const ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
-
 function checkInstanceId(id: string): string {
-  if (!ID_PATTERN.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
+  if (!RESOURCE_ID.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
   return id;
 }
 
@@ -215,7 +222,7 @@ export async function controlInstance(
   verb: ControlVerb,
   event: HttpApiEvent,
 ): Promise<HttpApiResult> {
-  noFields(event);
+  onlyFields(event);
   const spec = CONTROL[verb];
   const found = await loadInstance(deps, id);
   const state: InstanceState = isInstance(found) ? found.state : "SUBMITTED";
@@ -246,7 +253,7 @@ export async function forceSuccess(
   code: string,
   event: HttpApiEvent,
 ): Promise<HttpApiResult> {
-  noFields(event);
+  onlyFields(event);
   const found = await loadInstance(deps, id);
   await knownTask(deps, found, code);
   if (!isInstance(found) || (found.state !== "FAILURE" && found.state !== "STOPPED")) {
@@ -274,14 +281,6 @@ export async function forceSuccess(
     { kind: "task", instanceId: id, code, attempt: latest.attempt, state: "FORCED_SUCCESS" },
   ]);
   return json(200, taskInstance(task));
-}
-
-/** Control verbs take no body fields (an empty object or no body). */
-function noFields(event: HttpApiEvent): void {
-  const unknown = Object.keys(asObject(parseBody(event), true));
-  if (unknown.length > 0) {
-    throw validationError(unknown.map((k) => ({ path: k, message: `unknown field '${k}'` })));
-  }
 }
 
 /** GET /v1/instances/{id}/tasks/{code}/log → `{lines, nextToken}`. */

@@ -16,7 +16,16 @@ import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { shardOf, timingOf } from "../engine/scheduling.js";
 import type { FireRecord, ScheduleRecord } from "../store/schedules.js";
 import type { ApiDeps } from "./deps.js";
-import { asObject, json, parseBody, parseLimit, parsePositiveInt, query } from "./http.js";
+import {
+  asObject,
+  json,
+  onlyFields,
+  parseBody,
+  parseLimit,
+  parsePositiveInt,
+  query,
+  RESOURCE_ID,
+} from "./http.js";
 import { iso } from "./present.js";
 
 const isoInstant = z.iso.datetime({ offset: true, error: "must be an ISO-8601 instant" });
@@ -60,14 +69,6 @@ export const scheduleSchema = z.strictObject({
   state: z.enum(["ONLINE", "OFFLINE"], { error: "must be ONLINE or OFFLINE" }).default("ONLINE"),
 });
 export type ScheduleBody = z.infer<typeof scheduleSchema>;
-
-const ID = /^[A-Za-z0-9-]{1,64}$/;
-
-function stores(deps: ApiDeps) {
-  const s = deps.scheduling;
-  if (!s) throw new Error("scheduling stores are not configured");
-  return s;
-}
 
 /** The body as a record (timing checked), keeping what a PUT must not change. */
 async function toRecord(
@@ -163,7 +164,7 @@ function fireView(f: FireRecord) {
 }
 
 async function load(deps: ApiDeps, id: string): Promise<ScheduleRecord> {
-  const s = ID.test(id) ? await stores(deps).schedules.getSchedule(id) : undefined;
+  const s = RESOURCE_ID.test(id) ? await deps.scheduling.schedules.getSchedule(id) : undefined;
   if (!s) throw notFound(`schedule '${id.slice(0, 64)}' does not exist`);
   return s;
 }
@@ -176,14 +177,14 @@ export async function createSchedule(deps: ApiDeps, event: HttpApiEvent): Promis
     createdAt: now,
     rev: 1,
   });
-  if (!(await stores(deps).schedules.putSchedule(rec))) throw new Error("schedule id collision");
+  if (!(await deps.scheduling.schedules.putSchedule(rec))) throw new Error("schedule id collision");
   return json(201, scheduleView(rec));
 }
 
 /** GET /v1/schedules?workflow=&limit=&nextToken= → `{items, nextToken}`, newest first. */
 export async function listSchedules(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
   const q = query(event);
-  const page = await stores(deps).schedules.listSchedules({
+  const page = await deps.scheduling.schedules.listSchedules({
     ...(q.workflow ? { workflow: q.workflow } : {}),
     limit: parseLimit(q.limit),
     ...(q.nextToken ? { nextToken: q.nextToken } : {}),
@@ -215,7 +216,7 @@ export async function putSchedule(
     ...(cur.queued ? { queued: cur.queued } : {}),
     ...(cur.activeInstanceId ? { activeInstanceId: cur.activeInstanceId } : {}),
   });
-  if (!(await stores(deps).schedules.updateSchedule(rec))) {
+  if (!(await deps.scheduling.schedules.updateSchedule(rec))) {
     throw conflict(`schedule '${id}' changed meanwhile; read it and try again`);
   }
   return json(200, scheduleView(rec));
@@ -223,7 +224,7 @@ export async function putSchedule(
 
 export async function deleteSchedule(deps: ApiDeps, id: string): Promise<HttpApiResult> {
   await load(deps, id);
-  await stores(deps).schedules.deleteSchedule(id);
+  await deps.scheduling.schedules.deleteSchedule(id);
   return { statusCode: 204 };
 }
 
@@ -234,10 +235,7 @@ export async function setScheduleState(
   state: "ONLINE" | "OFFLINE",
   event: HttpApiEvent,
 ): Promise<HttpApiResult> {
-  const extra = Object.keys(asObject(parseBody(event), true));
-  if (extra.length > 0) {
-    throw validationError(extra.map((k) => ({ path: k, message: `unknown field '${k}'` })));
-  }
+  onlyFields(event);
   for (let round = 0; round < 5; round++) {
     const cur = await load(deps, id);
     if (cur.state === state) return json(200, scheduleView(cur));
@@ -245,7 +243,7 @@ export async function setScheduleState(
       { ...cur, state, updatedAt: deps.now(), rev: cur.rev + 1 },
       deps.now(),
     );
-    if (await stores(deps).schedules.updateSchedule(next)) return json(200, scheduleView(next));
+    if (await deps.scheduling.schedules.updateSchedule(next)) return json(200, scheduleView(next));
   }
   throw new Error(`schedule ${id} kept changing`);
 }
@@ -280,7 +278,7 @@ export async function listFires(
   const from = time(q.from, "from");
   const to = time(q.to, "to");
   await load(deps, id);
-  const page = await stores(deps).fires.listFires(id, {
+  const page = await deps.scheduling.fires.listFires(id, {
     ...(from !== undefined ? { from } : {}),
     ...(to !== undefined ? { to } : {}),
     limit: parseLimit(q.limit),

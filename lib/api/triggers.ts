@@ -22,7 +22,7 @@ import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { startRun } from "../engine/scheduling.js";
 import type { TriggerRecord } from "../store/schedules.js";
 import type { ApiDeps } from "./deps.js";
-import { asObject, json, parseBody, parseLimit, query } from "./http.js";
+import { asObject, json, parseBody, parseLimit, query, RESOURCE_ID } from "./http.js";
 import { iso } from "./present.js";
 
 /** Schema of the body of `POST /v1/triggers`. */
@@ -65,11 +65,6 @@ export const eventsSchema = z.strictObject({
     .max(10, { error: "at most 10 entries (PutEvents' limit)" }),
 });
 
-function stores(deps: ApiDeps) {
-  if (!deps.scheduling) throw new Error("scheduling stores are not configured");
-  return deps.scheduling;
-}
-
 export function triggerView(t: TriggerRecord) {
   return {
     id: t.id,
@@ -102,13 +97,13 @@ export async function createTrigger(deps: ApiDeps, event: HttpApiEvent): Promise
     createdAt: deps.now(),
     rev: 1,
   };
-  await stores(deps).triggers.putTrigger(rec);
+  await deps.scheduling.triggers.putTrigger(rec);
   return json(201, triggerView(rec));
 }
 
 export async function listTriggers(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
   const q = query(event);
-  const page = await stores(deps).triggers.listTriggers(
+  const page = await deps.scheduling.triggers.listTriggers(
     parseLimit(q.limit),
     q.nextToken || undefined,
   );
@@ -119,9 +114,7 @@ export async function listTriggers(deps: ApiDeps, event: HttpApiEvent): Promise<
 }
 
 async function load(deps: ApiDeps, id: string): Promise<TriggerRecord> {
-  const t = /^[A-Za-z0-9-]{1,64}$/.test(id)
-    ? await stores(deps).triggers.getTrigger(id)
-    : undefined;
+  const t = RESOURCE_ID.test(id) ? await deps.scheduling.triggers.getTrigger(id) : undefined;
   if (!t) throw notFound(`trigger '${id.slice(0, 64)}' does not exist`);
   return t;
 }
@@ -132,7 +125,7 @@ export async function getTrigger(deps: ApiDeps, id: string): Promise<HttpApiResu
 
 export async function deleteTrigger(deps: ApiDeps, id: string): Promise<HttpApiResult> {
   await load(deps, id);
-  await stores(deps).triggers.deleteTrigger(id);
+  await deps.scheduling.triggers.deleteTrigger(id);
   return { statusCode: 204 };
 }
 
@@ -155,7 +148,7 @@ export async function deliverEvent(
   const out: TriggerOutcome[] = [];
   let token: string | undefined;
   do {
-    const page = await stores(deps).triggers.listTriggers(200, token);
+    const page = await deps.scheduling.triggers.listTriggers(200, token);
     for (const t of page.items) {
       if (!matchesEventPattern(JSON.parse(t.eventPattern) as object, event)) continue;
       out.push(await fire(deps, t, event));
@@ -201,7 +194,7 @@ async function fire(
     if (t.lastFiredAt !== undefined && now - t.lastFiredAt < t.debounceSeconds * 1000) {
       return { triggerId: t.id, skipped: `debounced (${t.debounceSeconds}s)` };
     }
-    if (!(await stores(deps).triggers.markFired(t.id, t.lastFiredAt, now))) {
+    if (!(await deps.scheduling.triggers.markFired(t.id, t.lastFiredAt, now))) {
       return { triggerId: t.id, skipped: `debounced (${t.debounceSeconds}s)` };
     }
   }

@@ -6,7 +6,15 @@ import { checkName, parseWorkflowDefinition } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { WorkflowHead } from "../store/records.js";
 import type { ApiDeps } from "./deps.js";
-import { asObject, json, parseBody, parseLimit, parsePositiveInt, query } from "./http.js";
+import {
+  asObject,
+  json,
+  onlyFields,
+  parseBody,
+  parseLimit,
+  parsePositiveInt,
+  query,
+} from "./http.js";
 import { iso, workflowSummary } from "./present.js";
 
 /** Definitions compare without their release state (that lives on the head, not the version). */
@@ -134,11 +142,7 @@ export async function releaseWorkflow(
   event: HttpApiEvent,
 ): Promise<HttpApiResult> {
   checkName(name, "name");
-  const body = asObject(parseBody(event));
-  const unknown = Object.keys(body).filter((k) => k !== "state");
-  if (unknown.length > 0) {
-    throw validationError(unknown.map((k) => ({ path: k, message: `unknown field '${k}'` })));
-  }
+  const body = onlyFields(event, ["state"]);
   const state = body.state;
   if (typeof state !== "string" || !(RELEASE_STATES as readonly string[]).includes(state)) {
     throw validationError([{ path: "state", message: "must be ONLINE or OFFLINE" }]);
