@@ -52,6 +52,25 @@ export class ApiClient {
     return (await this.request<T>("GET", path, { query, signal })).body;
   }
 
+  /**
+   * Every item of a paged list: follows `nextToken` in pages of 200 (the API's largest).
+   * @throws CliError as `get` does.
+   */
+  async getAll<T>(path: string, query: Query = {}): Promise<T[]> {
+    const items: T[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await this.get<{ items?: T[]; nextToken?: string }>(path, {
+        ...query,
+        limit: 200,
+        nextToken,
+      });
+      items.push(...(page.items ?? []));
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return items;
+  }
+
   /** POST a JSON body (or none). */
   async post<T>(path: string, body?: unknown): Promise<ApiResponse<T>> {
     return this.request<T>("POST", path, { body });

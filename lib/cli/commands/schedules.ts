@@ -13,6 +13,7 @@ import type { CliContext } from "../context.js";
 import { UsageError } from "../errors.js";
 import { formatDuration, formatTime, oneLine, table, toJson } from "../format.js";
 import { seg } from "../http.js";
+import { printList } from "../list-output.js";
 import { intIn, keyValue, oneOf } from "../options.js";
 
 /** The API's largest page (lib/api/http.ts parseLimit). */
@@ -62,38 +63,22 @@ export function registerSchedules(program: Command, ctx: CliContext): void {
     .option("--workflow <name>", "only schedules of this workflow")
     .option("-o, --output <format>", "table or json", oneOf(TABLE_OR_JSON), "TABLE")
     .action(async (opts: { workflow?: string; output: string }) => {
-      const items: Schedule[] = [];
-      let nextToken: string | undefined;
-      do {
-        const page = await ctx.api().get<Page<Schedule>>("/v1/schedules", {
-          workflow: opts.workflow,
-          limit: PAGE_LIMIT,
-          nextToken,
-        });
-        items.push(...(page.items ?? []));
-        nextToken = page.nextToken;
-      } while (nextToken);
-
-      if (opts.output === "JSON") {
-        ctx.out(toJson({ items }));
-        return;
-      }
-      if (items.length === 0) {
-        ctx.io.stderr.write(
-          "no schedules (create one with: shoal schedule create WORKFLOW --cron EXPR)\n",
-        );
-        return;
-      }
-      const rows = items.map((s) => [
-        s.id,
-        s.workflow,
-        expressionOf(s),
-        s.timezone,
-        s.state,
-        formatTime(s.nextFireTime),
-        s.overlapPolicy,
-      ]);
-      ctx.out(table(["ID", "WORKFLOW", "EXPRESSION", "TZ", "STATE", "NEXT FIRE", "OVERLAP"], rows));
+      const items = await ctx.api().getAll<Schedule>("/v1/schedules", {
+        workflow: opts.workflow,
+      });
+      printList(ctx, items, opts.output, {
+        empty: "no schedules (create one with: shoal schedule create WORKFLOW --cron EXPR)",
+        headers: ["ID", "WORKFLOW", "EXPRESSION", "TZ", "STATE", "NEXT FIRE", "OVERLAP"],
+        row: (s) => [
+          s.id,
+          s.workflow,
+          expressionOf(s),
+          s.timezone,
+          s.state,
+          formatTime(s.nextFireTime),
+          s.overlapPolicy,
+        ],
+      });
     });
 
   const schedule = program

@@ -5,14 +5,12 @@
  */
 import type { Command } from "commander";
 import { TASK_GROUP_CAPACITY } from "../../store/task-groups.js";
-import type { Page, TaskGroup } from "../api-types.js";
+import type { TaskGroup } from "../api-types.js";
 import type { CliContext } from "../context.js";
-import { formatTime, oneLine, table, toJson } from "../format.js";
+import { formatTime, oneLine, toJson } from "../format.js";
 import { seg } from "../http.js";
+import { printList } from "../list-output.js";
 import { intIn, oneOf } from "../options.js";
-
-/** The API's largest page of task groups. */
-const PAGE_LIMIT = 200;
 
 /** Registers `task-groups` (list) and `task-group put|get|delete`. */
 export function registerTaskGroups(program: Command, ctx: CliContext): void {
@@ -21,34 +19,18 @@ export function registerTaskGroups(program: Command, ctx: CliContext): void {
     .description("list task groups with their capacity, slots in use and waiting tasks")
     .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
     .action(async (opts: { output: string }) => {
-      const items: TaskGroup[] = [];
-      let nextToken: string | undefined;
-      do {
-        const page = await ctx
-          .api()
-          .get<Page<TaskGroup>>("/v1/task-groups", { limit: PAGE_LIMIT, nextToken });
-        items.push(...(page.items ?? []));
-        nextToken = page.nextToken;
-      } while (nextToken);
-
-      if (opts.output === "JSON") {
-        ctx.out(toJson({ items }));
-        return;
-      }
-      if (items.length === 0) {
-        ctx.io.stderr.write(
-          "no task groups (create one with: shoal task-group put NAME --capacity N)\n",
-        );
-        return;
-      }
-      const rows = items.map((g) => [
-        g.name,
-        String(g.capacity),
-        String(g.used),
-        String(g.waiting),
-        oneLine(g.description ?? ""),
-      ]);
-      ctx.out(table(["NAME", "CAPACITY", "USED", "WAITING", "DESCRIPTION"], rows));
+      const items = await ctx.api().getAll<TaskGroup>("/v1/task-groups");
+      printList(ctx, items, opts.output, {
+        empty: "no task groups (create one with: shoal task-group put NAME --capacity N)",
+        headers: ["NAME", "CAPACITY", "USED", "WAITING", "DESCRIPTION"],
+        row: (g) => [
+          g.name,
+          String(g.capacity),
+          String(g.used),
+          String(g.waiting),
+          oneLine(g.description ?? ""),
+        ],
+      });
     });
 
   const group = program

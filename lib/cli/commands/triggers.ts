@@ -10,16 +10,14 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { checkEventPattern } from "../../core/event-pattern.js";
 import { checkJsonPath } from "../../core/json-path.js";
-import type { Page, PutEventsResult, Trigger, TriggerOutcome } from "../api-types.js";
+import type { PutEventsResult, Trigger, TriggerOutcome } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { EXIT, UsageError } from "../errors.js";
-import { formatTime, oneLine, table, toJson } from "../format.js";
+import { formatTime, oneLine, toJson } from "../format.js";
 import { seg } from "../http.js";
+import { printList } from "../list-output.js";
 import { intIn, keyValue, oneOf } from "../options.js";
 import { formatParams, labelled } from "./schedules.js";
-
-/** The API's largest page (lib/api/http.ts parseLimit). */
-const PAGE_LIMIT = 200;
 
 const TABLE_OR_JSON = ["TABLE", "JSON"] as const;
 const TEXT_OR_JSON = ["TEXT", "JSON"] as const;
@@ -44,35 +42,19 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
     .description("list event triggers, with the pattern each matches")
     .option("-o, --output <format>", "table or json", oneOf(TABLE_OR_JSON), "TABLE")
     .action(async (opts: { output: string }) => {
-      const items: Trigger[] = [];
-      let nextToken: string | undefined;
-      do {
-        const page = await ctx
-          .api()
-          .get<Page<Trigger>>("/v1/triggers", { limit: PAGE_LIMIT, nextToken });
-        items.push(...(page.items ?? []));
-        nextToken = page.nextToken;
-      } while (nextToken);
-
-      if (opts.output === "JSON") {
-        ctx.out(toJson({ items }));
-        return;
-      }
-      if (items.length === 0) {
-        ctx.io.stderr.write(
-          "no triggers (create one with: shoal trigger create WORKFLOW --pattern JSON)\n",
-        );
-        return;
-      }
-      const rows = items.map((t) => [
-        t.id,
-        t.workflow,
-        oneLine(JSON.stringify(t.eventPattern), 60),
-        formatParams(t.params) ?? "-",
-        t.debounceSeconds > 0 ? `${t.debounceSeconds}s` : "-",
-        formatTime(t.lastFiredAt),
-      ]);
-      ctx.out(table(["ID", "WORKFLOW", "PATTERN", "PARAMS", "DEBOUNCE", "LAST FIRED"], rows));
+      const items = await ctx.api().getAll<Trigger>("/v1/triggers");
+      printList(ctx, items, opts.output, {
+        empty: "no triggers (create one with: shoal trigger create WORKFLOW --pattern JSON)",
+        headers: ["ID", "WORKFLOW", "PATTERN", "PARAMS", "DEBOUNCE", "LAST FIRED"],
+        row: (t) => [
+          t.id,
+          t.workflow,
+          oneLine(JSON.stringify(t.eventPattern), 60),
+          formatParams(t.params) ?? "-",
+          t.debounceSeconds > 0 ? `${t.debounceSeconds}s` : "-",
+          formatTime(t.lastFiredAt),
+        ],
+      });
     });
 
   const trigger = program

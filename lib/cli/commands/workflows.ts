@@ -1,15 +1,10 @@
 /** `shoal workflows`, `shoal get workflow` and `shoal get instance`. */
 import type { Command } from "commander";
-import type {
-  Instance,
-  Page,
-  WorkflowDetail,
-  WorkflowSummary,
-  WorkflowTaskRef,
-} from "../api-types.js";
+import type { Instance, WorkflowDetail, WorkflowSummary, WorkflowTaskRef } from "../api-types.js";
 import type { CliContext } from "../context.js";
-import { table, toJson } from "../format.js";
+import { oneLine, toJson } from "../format.js";
 import { ApiError, seg } from "../http.js";
+import { printList } from "../list-output.js";
 import { intIn, oneOf } from "../options.js";
 import { renderInstanceTree } from "../tree.js";
 
@@ -20,31 +15,12 @@ export function registerWorkflows(program: Command, ctx: CliContext): void {
     .description("list workflow definitions (latest version of each)")
     .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
     .action(async (opts: { output: string }) => {
-      const items: WorkflowSummary[] = [];
-      let nextToken: string | undefined;
-      do {
-        const page = await ctx
-          .api()
-          .get<Page<WorkflowSummary>>("/v1/workflows", { limit: 200, nextToken });
-        items.push(...(page.items ?? []));
-        nextToken = page.nextToken;
-      } while (nextToken);
-
-      if (opts.output === "JSON") {
-        ctx.out(toJson({ items }));
-        return;
-      }
-      if (items.length === 0) {
-        ctx.io.stderr.write("no workflows (create one with: shoal apply -f FILE)\n");
-        return;
-      }
-      const rows = items.map((w) => [
-        w.name,
-        String(w.version),
-        w.releaseState,
-        oneLine(w.description ?? ""),
-      ]);
-      ctx.out(table(["NAME", "VERSION", "RELEASE", "DESCRIPTION"], rows));
+      const items = await ctx.api().getAll<WorkflowSummary>("/v1/workflows");
+      printList(ctx, items, opts.output, {
+        empty: "no workflows (create one with: shoal apply -f FILE)",
+        headers: ["NAME", "VERSION", "RELEASE", "DESCRIPTION"],
+        row: (w) => [w.name, String(w.version), w.releaseState, oneLine(w.description ?? "")],
+      });
     });
 
   const get = program.command("get").description("show one workflow or instance");
@@ -94,10 +70,4 @@ async function workflowTasks(
     );
     return undefined;
   }
-}
-
-/** Keeps a table row on one line and its width sane. */
-function oneLine(text: string, max = 60): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
