@@ -436,6 +436,8 @@ export class Dispatcher {
     const ctx = this.context(next, def);
     let result = first;
     let killed = false;
+    // Only a CONDITIONS or SWITCH decision skips tasks: the slot scan runs just then.
+    let branched = false;
     for (let round = 0; round < MAX_SETTLE_ROUNDS; round++) {
       const worker = result.dispatch.filter((o) => def.kinds[o.index] === "worker");
       const logic = result.dispatch.filter((o) => def.kinds[o.index] !== "worker");
@@ -471,11 +473,12 @@ export class Dispatcher {
       }
       if (now.length === 0) break;
       await releaseGroups(this.deps, next, def, now);
+      if (now.some((o) => o.skip?.length)) branched = true;
       const applied = applyOutcomes(ctx, result.progress, now);
       if (!applied.changed) break;
       result = applied;
     }
-    await recordSkipped(this.deps, next, def, inst.progress.slots, result.progress);
+    if (branched) await recordSkipped(this.deps, next, def, inst.progress.slots, result.progress);
     next.progress = result.progress;
     next.rev = inst.rev + 1;
     const via = next.state;
