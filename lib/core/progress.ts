@@ -200,6 +200,9 @@ export function applyOutcomes(
         }
         break;
       case "PAUSED":
+        // A sub-workflow paused on its own (not by this instance's pause) keeps its parent
+        // task active: the parent waits for the child's resume and result.
+        if (kindOf(ctx, o.index) === "SUB_WORKFLOW" && ctx.halt !== "pause") continue;
         slots[o.index] = SLOT.PAUSED;
         // A worker task's PAUSED attempt is over: resume starts the next one. A logic task
         // (sub-workflow, dependent) resumes the same attempt.

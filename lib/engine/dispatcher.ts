@@ -379,11 +379,6 @@ export class Dispatcher {
             );
           }
         }
-        // A child paused on its own (not by this instance's pause) reports PAUSED: the parent
-        // task waits on until the child is resumed and reports its result.
-        if (task.type === "SUB_WORKFLOW" && state === "PAUSED" && haltOf(inst) !== "pause") {
-          continue;
-        }
         if (live && isLogicTaskType(task.type) && state !== "PAUSED") {
           // A sub-workflow's report: its record shows the mirrored result.
           await finishLogicRecord(this.deps, instanceId, e.code, e.attempt, state, e.error);

@@ -100,6 +100,14 @@ describe("pause and resume", () => {
     expect(r1.finalState).toBe("PAUSED");
   });
 
+  it("ignores a sub-workflow that paused on its own while the parent runs", () => {
+    const sub = [t("s", [], { kind: "SUB_WORKFLOW" })];
+    const r0 = startProgress(ctxOf(sub), all(1));
+    const r1 = finish(ctxOf(sub), r0.progress, "s", "PAUSED");
+    expect(r1.changed).toBe(false);
+    expect(r1.progress.slots).toBe("D");
+  });
+
   it("defers a retry that falls due while pausing", () => {
     const tasks1 = [t("a", [], { retries: 2 })];
     const r0 = startProgress(ctxOf(tasks1), all(1));
