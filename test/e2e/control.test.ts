@@ -10,20 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/poll.js";
 import {
   api,
+  byCode,
+  type E2eTask,
   type RunningStandalone,
   startStandaloneProcess,
   waitFinal,
 } from "../helpers/standalone.js";
 
-interface Task {
-  code: string;
-  state: string;
-  attempt: number;
-  error?: string;
-}
-
-const byCode = (inst: { tasks: Task[] }) =>
-  Object.fromEntries(inst.tasks.map((t) => [t.code, t])) as Record<string, Task>;
+type Task = E2eTask;
 
 describe("control verbs in shoal standalone", () => {
   let sa: RunningStandalone;

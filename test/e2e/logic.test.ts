@@ -11,22 +11,14 @@ import { parse } from "yaml";
 import { until } from "../helpers/poll.js";
 import {
   api,
+  byCode,
+  type E2eTask,
   type RunningStandalone,
   startStandaloneProcess,
   waitFinal,
 } from "../helpers/standalone.js";
 
-interface Task {
-  code: string;
-  state: string;
-  attempt: number;
-  error?: string;
-  branch?: string[];
-  subInstanceId?: string;
-}
-
-const byCode = (inst: { tasks: Task[] }) =>
-  Object.fromEntries(inst.tasks.map((t) => [t.code, t])) as Record<string, Task>;
+type Task = E2eTask;
 
 describe("logic tasks in shoal standalone", () => {
   let sa: RunningStandalone;

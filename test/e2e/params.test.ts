@@ -12,20 +12,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
+  byCode,
   type RunningStandalone,
   startStandaloneProcess,
   waitFinal,
 } from "../helpers/standalone.js";
-
-interface Task {
-  code: string;
-  state: string;
-  error?: string;
-  outputs?: Record<string, string>;
-}
-
-const byCode = (inst: { tasks: Task[] }) =>
-  Object.fromEntries(inst.tasks.map((t) => [t.code, t])) as Record<string, Task>;
 
 describe("parameters in shoal standalone", () => {
   let sa: RunningStandalone;

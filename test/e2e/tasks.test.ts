@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/poll.js";
 import {
   api,
+  byCode,
+  type E2eTask,
   type RunningStandalone,
   type RunningWorker,
   startStandaloneProcess,
@@ -14,14 +16,7 @@ import {
   waitFinal,
 } from "../helpers/standalone.js";
 
-interface Task {
-  code: string;
-  state: string;
-  attempt: number;
-  exitCode?: number;
-  error?: string;
-  endedAt?: string;
-}
+type Task = E2eTask;
 
 describe("tasks in shoal standalone", () => {
   let sa: RunningStandalone;
@@ -54,9 +49,6 @@ describe("tasks in shoal standalone", () => {
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     return waitFinal(sa.url, r.body.instanceId, 60_000);
   }
-
-  const byCode = (inst: { tasks: Task[] }) =>
-    Object.fromEntries(inst.tasks.map((t) => [t.code, t]));
 
   it("runs HTTP tasks and judges them by expectStatus", async () => {
     const inst = await runWorkflow("http-tasks", {
@@ -170,7 +162,7 @@ describe("tasks in shoal standalone", () => {
       ],
     });
     expect(inst.state).toBe("SUCCESS");
-    const t = byCode(inst) as Record<string, Task & { warning?: string }>;
+    const t = byCode(inst);
     expect(t.retried?.attempt).toBe(2);
     expect(t.warned?.state).toBe("SUCCESS");
     expect(t.warned?.warning).toMatch(/timeout of 1s/);

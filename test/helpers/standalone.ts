@@ -161,3 +161,23 @@ function startProcess(verb: "worker" | "sweeper", dataDir: string, args: string[
     },
   };
 }
+
+/** A task instance as the API shows it (the fields the end-to-end tests read). */
+export interface E2eTask {
+  code: string;
+  state: string;
+  attempt: number;
+  error?: string;
+  exitCode?: number;
+  warning?: string;
+  startedAt?: string;
+  endedAt?: string;
+  outputs?: Record<string, string>;
+  branch?: string[];
+  subInstanceId?: string;
+}
+
+/** An instance's tasks by code. */
+export function byCode(inst: { tasks: E2eTask[] }): Record<string, E2eTask> {
+  return Object.fromEntries(inst.tasks.map((t) => [t.code, t]));
+}
