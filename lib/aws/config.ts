@@ -28,6 +28,24 @@ export const ENV = {
   singleDispatcher: "SHOAL_SINGLE_DISPATCHER",
   /** CloudWatch Logs group for task logs (on AWS); unset: log files under the data dir. */
   taskLogGroup: "SHOAL_TASK_LOG_GROUP",
+  /** EventBridge bus that state-change events go to (on AWS); unset: no bus (standalone: in-process). */
+  eventBus: "SHOAL_EVENT_BUS",
+  /** Days a finished instance is kept before DynamoDB TTL deletes it; unset or 0: kept forever. */
+  instanceRetentionDays: "SHOAL_INSTANCE_RETENTION_DAYS",
+} as const;
+
+/**
+ * CloudWatch metrics Shoal emits in Embedded Metric Format log lines (no API call; CloudWatch
+ * extracts them from the function's log). The CDK alarms and dashboard use the same names.
+ */
+export const METRICS = {
+  namespace: "Shoal",
+  /** Dimension naming the deployment (its prefix). */
+  dimension: "Prefix",
+  /** Milliseconds between a schedule's nominal fire time and the sweeper's decision (max per sweep). */
+  fireLatenessMs: "FireLatenessMs",
+  /** Fires decided in one sweep (count). */
+  fires: "Fires",
 } as const;
 
 /** The environment variable naming each table, by logical name (lib/aws/resources.ts TABLES). */
