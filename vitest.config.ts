@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The LocalStack suite needs a deployed stack: `npm run test:localstack` runs it.
+    exclude: [...configDefaults.exclude, "test/localstack/**"],
     globalSetup: ["test/helpers/global-setup.ts"],
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
     pool: "forks",

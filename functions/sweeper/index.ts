@@ -6,9 +6,11 @@
  * container) takes every shard at once.
  */
 import { randomUUID } from "node:crypto";
+import { METRICS } from "../../lib/aws/config.js";
 import type { ScheduledEvent } from "../../lib/engine/lambda-events.js";
 import type { SweepResult } from "../../lib/engine/scheduling.js";
 import type { SweepReport } from "../../lib/engine/sweeper.js";
+import { emfLine } from "../../lib/runtime/metrics.js";
 import { runtime } from "../../lib/runtime/runtime.js";
 
 /** One owner name per container. */
@@ -24,7 +26,20 @@ export const handler = async (
   // later) takes every shard at once instead of finding them held.
   const scheduler = rt.scheduleSweeper(OWNER, SWEEP_MS, SWEEP_MS, 50_000);
   try {
-    return { ...report, schedules: await scheduler.sweep() };
+    const schedules = await scheduler.sweep();
+    // One metric line per sweep, also when nothing fired: a missing metric means no sweeper ran
+    // (the lateness alarm treats missing data as breaching).
+    process.stdout.write(
+      `${emfLine(
+        rt.config.prefix,
+        {
+          [METRICS.fireLatenessMs]: { value: schedules.maxLatenessMs, unit: "Milliseconds" },
+          [METRICS.fires]: { value: schedules.fired, unit: "Count" },
+        },
+        Date.now(),
+      )}\n`,
+    );
+    return { ...report, schedules };
   } finally {
     await scheduler.stop();
   }

@@ -1,4 +1,5 @@
 /** What the API handler needs; built once per process (functions/api) or by the tests. */
+import type { LocalEventBus } from "../events/local-event-bus.js";
 import type { TaskLogs } from "../logs/task-log.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { BackfillStore, FireStore, ScheduleStore, TriggerStore } from "../store/schedules.js";
@@ -22,4 +23,6 @@ export interface ApiDeps {
   /** Package version, for /v1/health. */
   version: string;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Standalone's in-process event bus (`GET /v1/events/recent`); absent on AWS. */
+  bus?: LocalEventBus;
 }

@@ -6,6 +6,7 @@ import { notFound, ShoalError } from "../core/errors.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import * as bf from "./backfills.js";
 import type { ApiDeps } from "./deps.js";
+import { recentEvents } from "./events.js";
 import { errorResult, json } from "./http.js";
 import * as inst from "./instances.js";
 import { openApiDocument } from "./openapi.js";
@@ -74,6 +75,7 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ["GET", /^\/v1\/triggers\/([^/]+)$/, (d, [i]) => tr.getTrigger(d, i as string)],
   ["DELETE", /^\/v1\/triggers\/([^/]+)$/, (d, [i]) => tr.deleteTrigger(d, i as string)],
   ["POST", /^\/v1\/events$/, (d, _p, e) => tr.putEvents(d, e)],
+  ["GET", /^\/v1\/events\/recent$/, (d, _p, e) => recentEvents(d, e)],
   ["GET", /^\/v1\/task-groups$/, (d, _p, e) => tg.listTaskGroups(d.taskGroups, d.now, e)],
   [
     "PUT",

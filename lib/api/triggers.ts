@@ -231,6 +231,7 @@ export async function putEvents(deps: ApiDeps, event: HttpApiEvent): Promise<Htt
     }
   });
   for (const envelope of envelopes) {
+    deps.bus?.record(envelope);
     const triggers = await deliverEvent(deps, envelope);
     entries.push({ EventId: envelope.id, Triggers: triggers });
   }

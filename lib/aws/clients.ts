@@ -4,8 +4,10 @@
  * reference guide, "Service-specific endpoints"); nothing here names an endpoint.
  * Every client counts its requests, so benchmarks can report AWS requests per task.
  */
+import { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -119,6 +121,32 @@ export const lambdaClient = counted("Lambda", () => new LambdaClient({ ...common
 export const sfnClient = counted("SFN", () => new SFNClient({ ...common }));
 /** The CloudWatch Logs client (task logs on AWS). */
 export const logsClient = counted("CloudWatchLogs", () => new CloudWatchLogsClient({ ...common }));
+/** The EventBridge client (state-change events on AWS). */
+export const eventBridgeClient = counted("EventBridge", () => new EventBridgeClient({ ...common }));
+
+/**
+ * A CloudFormation client (the CLI's `config from-stack` reads stack outputs with it). Built
+ * per call, not cached: the caller picks the region and profile (`--region`, `--profile`);
+ * unset, the SDK's chain decides (AWS_REGION, then the profile's region). AWS_ENDPOINT_URL and
+ * AWS_ENDPOINT_URL_CLOUDFORMATION apply as for every client (LocalStack). Destroy it after use.
+ */
+export function cloudFormationClient(
+  options: { region?: string; profile?: string } = {},
+): CloudFormationClient {
+  const client = new CloudFormationClient({
+    ...common,
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.profile ? { profile: options.profile } : {}),
+  });
+  client.middlewareStack.add(
+    (next, ctx) => (args) => {
+      count("CloudFormation", ctx.commandName);
+      return next(args);
+    },
+    COUNTER,
+  );
+  return client;
+}
 
 /** Drops cached clients (after the environment changed, in tests and standalone). */
 export function resetClients(): void {

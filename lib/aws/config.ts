@@ -102,6 +102,13 @@ export interface ShoalConfig {
   singleDispatcher: boolean;
   /** CloudWatch Logs group of task logs; absent: files under `dataDir`. */
   taskLogGroup?: string;
+  /** EventBridge bus of state-change events; absent: none (standalone: its in-process bus). */
+  eventBus?: string;
+  /**
+   * Days finished instances, their task attempts and fire-ledger entries are kept before DynamoDB
+   * TTL deletes them (on AWS); 0: forever (the default; the CDK stack sets 90).
+   */
+  instanceRetentionDays: number;
 }
 
 /** Resource names derived from a prefix (`shoal` unless set). */
@@ -148,6 +155,15 @@ function num(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
   return n;
 }
 
+function nonNegative(env: NodeJS.ProcessEnv, key: string): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return 0;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`${key} must be a number of days >= 0, got '${raw}'`);
+  return n;
+}
+
 /** Reads the configuration from environment variables (defaults suit AWS Lambda). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
   const prefix = env[ENV.prefix] || "shoal";
@@ -175,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
     commandResignalMs: num(env, ENV.commandResignalSeconds, 30) * 1000,
     singleDispatcher: env[ENV.singleDispatcher] === "true",
     ...(env[ENV.taskLogGroup] ? { taskLogGroup: env[ENV.taskLogGroup] } : {}),
+    ...(env[ENV.eventBus] ? { eventBus: env[ENV.eventBus] } : {}),
+    instanceRetentionDays: nonNegative(env, ENV.instanceRetentionDays),
   };
 }
 

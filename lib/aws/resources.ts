@@ -40,7 +40,18 @@ export interface TableSpec {
    * A smaller projection makes every write of the item cheaper (each index holds a copy).
    */
   indexes: Array<{ name: string; partitionKey: Key; sortKey?: Key; include?: string[] }>;
+  /**
+   * The table's items may carry {@link TTL_ATTRIBUTE}: on AWS, DynamoDB TTL deletes them after
+   * that time. The emulators have no TTL, so there the attribute is inert.
+   */
+  ttl?: true;
 }
+
+/**
+ * DynamoDB TTL attribute of finished instances, their task instances and fire-ledger entries:
+ * epoch **seconds** (DynamoDB's TTL format, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-before-you-start.html).
+ */
+export const TTL_ATTRIBUTE = "expiresAt";
 
 /** GSI names, used by the store. */
 export const INDEX = {
@@ -122,6 +133,7 @@ export const TABLES: readonly TableSpec[] = [
   },
   {
     logical: "instances",
+    ttl: true,
     partitionKey: { name: "instanceId", type: "S" },
     indexes: [
       {
@@ -141,6 +153,7 @@ export const TABLES: readonly TableSpec[] = [
   },
   {
     logical: "tasks",
+    ttl: true,
     partitionKey: { name: "instanceId", type: "S" },
     sortKey: { name: "taskKey", type: "S" },
     indexes: [
@@ -197,6 +210,7 @@ export const TABLES: readonly TableSpec[] = [
   {
     // The fire ledger: one item per (schedule, nominal time), written once (attribute_not_exists).
     logical: "fires",
+    ttl: true,
     partitionKey: { name: "scheduleId", type: "S" },
     sortKey: { name: "nominalTime", type: "N" },
     indexes: [],

@@ -2,6 +2,7 @@
  * What every command gets: where to write and how to reach the API. Passing streams in
  * (instead of using `process.stdout`) lets tests run the CLI in-process.
  */
+import type { CliSettings, Env, GlobalFlags } from "./cli-config.js";
 import type { ApiClient } from "./http.js";
 
 /** A writable text stream; `isTTY` decides whether progress is redrawn in place. */
@@ -24,8 +25,23 @@ export interface CliIo {
 /** Shared by all commands of one `main()` call. */
 export interface CliContext {
   io: CliIo;
-  /** The API client for the `--endpoint` given (resolved when a command runs, after parsing). */
+  /**
+   * The API client for the resolved settings (built when a command first asks, after parsing):
+   * unauthenticated, SigV4-signing (auth iam) or sending SHOAL_TOKEN (auth jwt).
+   * @throws UsageError for an invalid endpoint, an IAM endpoint without a region, or auth jwt
+   *   without SHOAL_TOKEN; CliError for an invalid config file.
+   */
   api(): ApiClient;
+  /** The environment of this run: process.env as it was when `main()` was called. */
+  env: Env;
+  /** The global options as given on the command line (a leaf command's own win). */
+  flags(): GlobalFlags;
+  /**
+   * Endpoint, auth, region, service and profile with where each came from (cli-config.ts),
+   * resolved on first call.
+   * @throws CliError for an unreadable or invalid config file; UsageError for a bad SHOAL_AUTH.
+   */
+  settings(): CliSettings;
   /** Writes one line to stdout. */
   out(line: string): void;
   /** Writes `error: <message>` to stderr (for failures that do not stop the command). */

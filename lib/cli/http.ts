@@ -1,9 +1,11 @@
 /**
  * A small client for the Shoal HTTP API v1 (/work/shared/API-v1.md) over the global `fetch`.
  * JSON in, JSON out; API errors become {@link ApiError}, network failures a {@link CliError}
- * that tells the user how to point the CLI at a running Shoal.
+ * that tells the user how to point the CLI at a running Shoal. Against a deployed Shoal each
+ * request is authenticated before it is sent (SigV4 or a bearer token, signing.ts).
  */
 import { CliError } from "./errors.js";
+import { type Authorization, detectAwsHost, encodeQuery } from "./signing.js";
 
 /** One entry of an API error's `details`. */
 export interface ApiErrorDetail {
@@ -39,12 +41,23 @@ export type Query = Record<string, string | number | undefined>;
 /** Per-request ceiling so a hung server cannot hang the CLI forever. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
+/** Options of {@link ApiClient}. */
+export interface ApiClientOptions {
+  /**
+   * Authenticates each request (SigV4 or a bearer token, see signing.ts); none: requests go
+   * out unauthenticated, as `shoal standalone` expects.
+   */
+  authorization?: Authorization;
+}
+
 /** Client bound to one endpoint, e.g. `http://localhost:8080`. */
 export class ApiClient {
   readonly endpoint: string;
+  readonly authorization: Authorization | undefined;
 
-  constructor(endpoint: string) {
+  constructor(endpoint: string, options: ApiClientOptions = {}) {
     this.endpoint = endpoint.replace(/\/+$/, "");
+    this.authorization = options.authorization;
   }
 
   /** GET a JSON resource; `signal` abandons the request (it then rejects with the signal's reason). */
@@ -86,22 +99,28 @@ export class ApiClient {
     return this.request<T>("DELETE", path);
   }
 
-  /** Send one request; throws {@link ApiError} on an error status, {@link CliError} when unreachable. */
+  /**
+   * Send one request; throws {@link ApiError} on an error status (an AWS refusal of the
+   * signature or token gets a hint naming the permission), {@link CliError} when unreachable
+   * or when there are no credentials to sign with.
+   */
   async request<T>(
     method: string,
     path: string,
     opts: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
   ): Promise<ApiResponse<T>> {
-    const url = new URL(`${this.endpoint}${path}`);
-    for (const [k, v] of Object.entries(opts.query ?? {})) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    }
-    const headers: Record<string, string> = { accept: "application/json" };
+    // The query is encoded as SigV4 canonicalises it, so what is signed is what is sent.
+    const url = new URL(`${this.endpoint}${path}${encodeQuery(opts.query ?? {})}`);
+    const signed: Record<string, string> = {};
     let payload: string | undefined;
     if (opts.body !== undefined) {
-      headers["content-type"] = "application/json";
+      signed["content-type"] = "application/json";
       payload = JSON.stringify(opts.body);
     }
+    const auth = this.authorization
+      ? await this.authorization.authorize({ method, url, headers: signed, body: payload })
+      : {};
+    const headers: Record<string, string> = { accept: "application/json", ...signed, ...auth };
     const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     let res: Response;
     try {
@@ -119,12 +138,14 @@ export class ApiClient {
         );
       }
       throw new CliError(
-        `cannot reach Shoal at ${this.endpoint} (is \`shoal standalone\` running? set --endpoint or SHOAL_ENDPOINT)`,
+        detectAwsHost(this.endpoint)
+          ? `cannot reach Shoal at ${this.endpoint} (check the network and the endpoint: \`shoal config show\` says where it comes from)`
+          : `cannot reach Shoal at ${this.endpoint} (is \`shoal standalone\` running? set --endpoint or SHOAL_ENDPOINT)`,
       );
     }
     const text = await res.text();
     const parsed = parseJson(text);
-    if (!res.ok) throw toApiError(res, parsed);
+    if (!res.ok) throw awsRefusal(res, parsed, this) ?? toApiError(res, parsed);
     if (text !== "" && parsed === undefined) {
       throw new CliError(`${method} ${path}: the answer is not JSON (status ${res.status})`);
     }
@@ -158,6 +179,49 @@ function toApiError(res: Response, body: unknown): ApiError {
     }
   }
   return new ApiError(res.status, code, message, details);
+}
+
+/**
+ * API Gateway and Lambda function URLs refuse a request before Shoal sees it with their own
+ * body, `{"message":"Forbidden"}` (API Gateway) or `{"Message":"Forbidden. …"}` (function
+ * URL), not the API's `{error:{…}}`. Such a 401/403 becomes an ApiError (code AwsAccessDenied)
+ * that says who refused and what the caller needs: execute-api:Invoke on the API or
+ * lambda:InvokeFunctionUrl on the function (API Gateway developer guide, "Control access to
+ * an HTTP API with IAM authorization"; Lambda developer guide, "Security and auth model for
+ * Lambda function URLs"), or a valid SHOAL_TOKEN for a JWT authorizer.
+ */
+function awsRefusal(
+  res: Response,
+  body: unknown,
+  client: Pick<ApiClient, "endpoint" | "authorization">,
+): ApiError | undefined {
+  if (res.status !== 401 && res.status !== 403) return undefined;
+  if (!isRecord(body) || isRecord(body.error)) return undefined;
+  const said = typeof body.message === "string" ? body.message : body.Message;
+  if (typeof said !== "string") return undefined;
+  const status = `HTTP ${res.status}: ${said}`;
+  const auth = client.authorization;
+  const host = detectAwsHost(client.endpoint);
+  // Unsigned, and not an AWS host: some other proxy said no; report it as it is.
+  if (!auth && !host) return undefined;
+  const service = auth?.service ?? host?.service ?? "execute-api";
+  const need =
+    service === "lambda"
+      ? "lambda:InvokeFunctionUrl on the function behind this URL"
+      : `execute-api:Invoke on this API${host?.kind === "api-gateway" ? ` (arn:aws:execute-api:${host.region}:<account>:${host.id}/*)` : ""}`;
+  let message: string;
+  if (auth?.mode === "iam") {
+    message =
+      `the request was refused by AWS IAM (${status}): the caller's identity needs ${need}; ` +
+      "check which identity signs with `aws sts get-caller-identity`, and the region with `shoal config show`";
+  } else if (auth?.mode === "jwt") {
+    message = `the request was refused by the API's authorizer (${status}): SHOAL_TOKEN is missing, expired or not accepted by this API`;
+  } else {
+    message =
+      `the request was refused by AWS (${status}): this endpoint expects signed requests; ` +
+      `use --auth iam (or SHOAL_AUTH=iam), and the caller's identity needs ${need}`;
+  }
+  return new ApiError(res.status, "AwsAccessDenied", message, []);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

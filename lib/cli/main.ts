@@ -6,8 +6,20 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Option } from "commander";
+import {
+  AUTH_MODES,
+  type CliSettings,
+  configFilePath,
+  DEFAULT_ENDPOINT,
+  type Env,
+  type GlobalFlags,
+  loadConfigFile,
+  resolveSettings,
+  type Setting,
+} from "./cli-config.js";
 import { registerApply } from "./commands/apply.js";
 import { registerBackfills } from "./commands/backfills.js";
+import { registerConfig } from "./commands/config.js";
 import { registerImport } from "./commands/import.js";
 import { registerInstances } from "./commands/instances.js";
 import { registerLogs } from "./commands/logs.js";
@@ -20,28 +32,47 @@ import { registerWorkflows } from "./commands/workflows.js";
 import type { CliContext, CliIo } from "./context.js";
 import { CliError, EXIT, UsageError } from "./errors.js";
 import { ApiClient } from "./http.js";
-
-const DEFAULT_ENDPOINT = "http://localhost:8080";
+import { defaultCredentials, iamAuthorization, jwtAuthorization } from "./signing.js";
 
 /**
  * Runs the CLI with `argv` (the arguments after `shoal`) and returns the exit code:
  * 0 ok, 1 API or runtime error, 2 usage error. Output goes to `io` (default: the process's).
+ * The environment is process.env as it is at the call (the AWS credential chain reads it too).
  */
 export async function main(argv: string[], io?: CliIo): Promise<number> {
   const streams: CliIo = io ?? { stdout: process.stdout, stderr: process.stderr };
+  const env: Env = process.env;
   let client: ApiClient | undefined;
+  let settings: CliSettings | undefined;
   let leaf: Command | undefined;
   const program = new Command("shoal");
+  const flags = (): GlobalFlags => {
+    const mine = leaf?.opts<GlobalFlags>() ?? {};
+    const global = program.opts<GlobalFlags>();
+    return {
+      endpoint: mine.endpoint ?? global.endpoint,
+      region: mine.region ?? global.region,
+      auth: mine.auth ?? global.auth,
+      profile: mine.profile ?? global.profile,
+    };
+  };
   const ctx: CliContext = {
     io: streams,
+    env,
     exitCode: EXIT.ok,
     out: (line) => streams.stdout.write(`${line}\n`),
     err: (message) => streams.stderr.write(`error: ${message}\n`),
+    flags,
+    settings: () => {
+      if (!settings) {
+        const path = configFilePath(env);
+        const config = loadConfigFile(path);
+        settings = resolveSettings(flags(), env, { path, ...(config ? { config } : {}) });
+      }
+      return settings;
+    },
     api: () => {
-      const endpoint =
-        leaf?.opts<{ endpoint?: string }>().endpoint ??
-        program.opts<{ endpoint: string }>().endpoint;
-      client ??= new ApiClient(checkEndpoint(endpoint));
+      client ??= connect(ctx.settings(), streams);
       return client;
     },
   };
@@ -51,11 +82,10 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
       "Shoal: a serverless DAG workflow scheduler (DolphinScheduler on DynamoDB, SQS and Lambda)",
     )
     .version(packageVersion(), "-V, --version", "print the version")
-    .addOption(
-      new Option("--endpoint <url>", "Shoal API endpoint")
-        .env("SHOAL_ENDPOINT")
-        .default(DEFAULT_ENDPOINT),
-    )
+    .addOption(new Option("--endpoint <url>", ENDPOINT_HELP))
+    .addOption(new Option("--auth <mode>", AUTH_HELP).choices(AUTH_MODES))
+    .addOption(new Option("--region <region>", REGION_HELP))
+    .addOption(new Option("--profile <name>", PROFILE_HELP))
     // Set before the subcommands are added: they inherit output routing and exit override.
     .configureOutput({
       writeOut: (s) => streams.stdout.write(s),
@@ -82,7 +112,8 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
   registerBackfills(program, ctx);
   registerTriggers(program, ctx);
   registerImport(program, ctx);
-  acceptEndpointAnywhere(program);
+  registerConfig(program, ctx);
+  acceptGlobalsAnywhere(program);
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -92,15 +123,78 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
   }
 }
 
+const ENDPOINT_HELP = `Shoal API endpoint (env SHOAL_ENDPOINT, then the config file; default ${DEFAULT_ENDPOINT})`;
+const AUTH_HELP =
+  "request auth: iam (SigV4), jwt (bearer token from env SHOAL_TOKEN) or none (env SHOAL_AUTH; default: iam for AWS endpoints, else none)";
+const REGION_HELP =
+  "AWS region for signing (default: from an AWS endpoint's host, then env AWS_REGION, AWS_DEFAULT_REGION)";
+const PROFILE_HELP = "AWS profile for credentials (env AWS_PROFILE)";
+
 /**
- * Positional options stop the program from reading `--endpoint` after the subcommand, so
- * every leaf command accepts it too (hidden: help shows the global one).
+ * Positional options stop the program from reading global options after the subcommand, so
+ * every leaf command accepts them too (hidden: help shows the global ones), unless it has its
+ * own (`config from-stack --region`).
  */
-function acceptEndpointAnywhere(cmd: Command): void {
+function acceptGlobalsAnywhere(cmd: Command): void {
+  const globals = () => [
+    new Option("--endpoint <url>", ENDPOINT_HELP),
+    new Option("--auth <mode>", AUTH_HELP).choices(AUTH_MODES),
+    new Option("--region <region>", REGION_HELP),
+    new Option("--profile <name>", PROFILE_HELP),
+  ];
   for (const sub of cmd.commands) {
-    if (sub.commands.length > 0) acceptEndpointAnywhere(sub);
-    else sub.addOption(new Option("--endpoint <url>", "Shoal API endpoint").hideHelp());
+    if (sub.commands.length > 0) {
+      acceptGlobalsAnywhere(sub);
+      continue;
+    }
+    for (const opt of globals()) {
+      if (!sub.options.some((o) => o.long === opt.long)) sub.addOption(opt.hideHelp());
+    }
   }
+}
+
+/**
+ * The API client for `settings`: plain for auth none; SHOAL_TOKEN as a bearer token for jwt;
+ * SigV4 with the default credential chain (asked once per run, on the first request) for iam.
+ * @throws UsageError for an invalid endpoint, jwt without SHOAL_TOKEN, or iam without a region.
+ */
+function connect(settings: CliSettings, io: CliIo): ApiClient {
+  const endpoint = checkEndpoint(settings.endpoint);
+  switch (settings.auth.value) {
+    case "none":
+      return new ApiClient(endpoint);
+    case "jwt": {
+      if (!settings.token) {
+        throw new UsageError(
+          `auth jwt (${describe(settings.auth)}) needs a token: set SHOAL_TOKEN (there is no flag, so tokens stay out of shell history)`,
+        );
+      }
+      return new ApiClient(endpoint, { authorization: jwtAuthorization(settings.token) });
+    }
+    case "iam": {
+      if (!settings.region) {
+        throw new UsageError(
+          `no AWS region for signing requests to ${endpoint}: pass --region or set AWS_REGION`,
+        );
+      }
+      const credentials = defaultCredentials({
+        endpoint,
+        ...(settings.profile ? { profile: settings.profile.value } : {}),
+        warn: io.stderr,
+      });
+      return new ApiClient(endpoint, {
+        authorization: iamAuthorization({
+          service: settings.service.value,
+          region: settings.region.value,
+          credentials,
+        }),
+      });
+    }
+  }
+}
+
+function describe(setting: Setting<unknown>): string {
+  return setting.source === "default" ? "inferred from the endpoint" : `from ${setting.origin}`;
 }
 
 /** Prints an error the way the CLI promises (`error: <message>`, no stack) and picks the exit code. */
@@ -123,17 +217,21 @@ function report(err: unknown, io: CliIo): number {
   return EXIT.error;
 }
 
-function checkEndpoint(endpoint: string): string {
+/** The endpoint if it is an http(s) URL; the error names where it came from. */
+function checkEndpoint(setting: Setting<string>): string {
+  const endpoint = setting.value;
+  const what =
+    setting.source === "file"
+      ? `endpoint '${endpoint}' in config file ${setting.origin}`
+      : `${setting.origin} '${endpoint}'`;
   let url: URL;
   try {
     url = new URL(endpoint);
   } catch {
-    throw new UsageError(
-      `invalid --endpoint '${endpoint}': expected a URL like ${DEFAULT_ENDPOINT}`,
-    );
+    throw new UsageError(`invalid ${what}: expected a URL like ${DEFAULT_ENDPOINT}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`invalid --endpoint '${endpoint}': only http and https are supported`);
+    throw new UsageError(`invalid ${what}: only http and https are supported`);
   }
   return endpoint;
 }

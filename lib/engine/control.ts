@@ -10,6 +10,7 @@ import type { CommandRecord, InstanceRecord } from "../store/records.js";
 import type { Dispatcher } from "./dispatcher.js";
 import { haltActive } from "./halts.js";
 import { notifyParent, stopPausedChildren } from "./instance-effects.js";
+import { publishChanges } from "./state-change-events.js";
 
 /**
  * Thrown when a message cannot be applied yet (for example its instance is not written yet):
@@ -41,6 +42,7 @@ export async function controlInstance(d: Dispatcher, cmd: CommandRecord): Promis
         const halted: InstanceRecord = { ...inst, state: target, rev: inst.rev + 1 };
         assertInstanceTransition(inst.state, target);
         if (!(await d.write(halted))) throw new RetryLater();
+        await publishChanges(d.deps, inst, halted, def, []);
         inst = halted;
       }
       const mode = cmd.type === "STOP" ? "kill" : "pause";

@@ -37,6 +37,7 @@ import { haltActive } from "./halts.js";
 import { notifyParent, recordSkipped, releaseGroups } from "./instance-effects.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
 import { finishLogicRecord, LOGIC_CHECK_TIMER, runLogicTask } from "./logic-tasks.js";
+import { isLiveOutcome, publishChanges } from "./state-change-events.js";
 import { dispatchTasks } from "./task-dispatch.js";
 
 export interface DispatcherDeps extends EngineDeps {
@@ -317,7 +318,7 @@ export class Dispatcher {
     await releaseGroups(this.deps, inst, def, outcomes);
     let result = applyOutcomes(ctx, inst.progress, outcomes);
     if (!result.changed) result = restProgress(ctx, inst.progress);
-    if (!(await this.commit(inst, def, result, patch))) throw new RetryLater();
+    if (!(await this.commit(inst, def, result, patch, outcomes))) throw new RetryLater();
   }
 
   /** A logic task's timer fired: a DEPENDENT re-check, or the end of a logic task's retry interval. */
@@ -387,7 +388,7 @@ export class Dispatcher {
       }
       await releaseGroups(this.deps, inst, def, outcomes);
       const result = applyOutcomes(this.context(inst, def), inst.progress, outcomes);
-      if (await this.commit(inst, def, result, outputsChanged ? { outputs } : {})) return;
+      if (await this.commit(inst, def, result, outputsChanged ? { outputs } : {}, outcomes)) return;
       this.instances.delete(instanceId);
     }
     throw new RetryLater();
@@ -403,13 +404,20 @@ export class Dispatcher {
     await notifyParent(this.deps, inst);
     await this.deps.onInstanceFinished?.(inst);
     let progress = inst.progress;
+    const forced: TaskOutcome[] = [];
     for (const e of events) {
       const index = def.dag.indexOf(e.code);
       if (e.state !== "FORCED_SUCCESS" || index === undefined) continue;
-      progress = forceSuccessProgress(progress, index, e.attempt) ?? progress;
+      const changed = forceSuccessProgress(progress, index, e.attempt);
+      if (!changed) continue;
+      progress = changed;
+      forced.push({ index, attempt: e.attempt, state: "FORCED_SUCCESS" });
     }
     if (progress === inst.progress) return true;
-    return this.write({ ...inst, progress, rev: inst.rev + 1 });
+    const next = { ...inst, progress, rev: inst.rev + 1 };
+    if (!(await this.write(next))) return false;
+    await publishChanges(this.deps, inst, next, def, forced);
+    return true;
   }
 
   /**
@@ -417,6 +425,7 @@ export class Dispatcher {
    * logic tasks decided (their outcomes applied in turn, until nothing more is decided at once),
    * END's failure kills the active siblings.
    * @param patch instance fields that change with this write (state of a control command…).
+   * @param reported task outcomes `first` was computed from (their events are published).
    * @returns false when the instance changed meanwhile (nothing recorded).
    */
   /** @internal (lib/engine/control.ts) */
@@ -425,8 +434,10 @@ export class Dispatcher {
     def: LoadedDefinition,
     first: AdvanceResult,
     patch: Partial<InstanceRecord> = {},
+    reported: readonly TaskOutcome[] = [],
   ): Promise<boolean> {
     if (!first.changed && Object.keys(patch).length === 0) return true;
+    const ended = reported.filter((o) => isLiveOutcome(inst.progress, o));
     const next: InstanceRecord = { ...inst, ...patch };
     const ctx = this.context(next, def);
     let result = first;
@@ -467,6 +478,7 @@ export class Dispatcher {
         );
       }
       if (now.length === 0) break;
+      ended.push(...now.filter((o) => isLiveOutcome(result.progress, o)));
       await releaseGroups(this.deps, next, def, now);
       if (now.some((o) => o.skip?.length)) branched = true;
       const applied = applyOutcomes(ctx, result.progress, now);
@@ -484,6 +496,7 @@ export class Dispatcher {
     if (via !== inst.state) assertInstanceTransition(inst.state, via);
     if (next.state !== via) assertInstanceTransition(via, next.state);
     const ok = await this.write(next);
+    if (ok) await publishChanges(this.deps, inst, next, def, ended);
     if (ok && next.state !== inst.state) await notifyParent(this.deps, next);
     if (ok && isFinalInstanceState(next.state) && !isFinalInstanceState(inst.state)) {
       await this.deps.onInstanceFinished?.(next);

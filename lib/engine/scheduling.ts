@@ -20,6 +20,8 @@ import {
 import { deterministicId } from "../core/ids.js";
 import { isFinalInstanceState, type Priority, type RunRequest } from "../core/model.js";
 import { nextFireTimes, type ScheduleTiming } from "../core/schedule-time.js";
+import { type MisfireOutcome, misfireEvent, type StateEvent } from "../core/state-events.js";
+import type { EventPublisher } from "../events/event-publisher.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { CommandRecord, InstanceRecord, WorkflowHead } from "../store/records.js";
 import type {
@@ -42,6 +44,8 @@ export interface SchedulingDeps {
   backfills: BackfillStore;
   now: () => number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Where "Shoal Schedule Misfire" events go (absent: nowhere). */
+  events?: EventPublisher;
 }
 
 /** What starting and advancing runs needs (no sweeper leases). */
@@ -181,6 +185,12 @@ export interface SweepResult {
   skipped: number;
   queued: number;
   discarded: number;
+  /**
+   * Largest lateness of a fire decided in this sweep (decision time − nominal time, ms; 0 for
+   * fires decided ahead through the look-ahead, and when nothing was due). The sweeper Lambda
+   * reports it as a CloudWatch metric (lib/runtime/metrics.ts).
+   */
+  maxLatenessMs: number;
 }
 
 /**
@@ -272,7 +282,14 @@ export class ScheduleSweeper {
 
   async sweep(): Promise<SweepResult> {
     const shards = await this.claimShards();
-    const result: SweepResult = { shards, fired: 0, skipped: 0, queued: 0, discarded: 0 };
+    const result: SweepResult = {
+      shards,
+      fired: 0,
+      skipped: 0,
+      queued: 0,
+      discarded: 0,
+      maxLatenessMs: 0,
+    };
     const heads = new Map<string, Promise<WorkflowHead | undefined>>();
     await Promise.all(
       shards.map(async (shard) => {
@@ -336,7 +353,13 @@ export class ScheduleSweeper {
     let queued = [...(s.queued ?? [])];
     let active = s.activeInstanceId;
     let busy = s.overlapPolicy === "PARALLEL" ? false : await serialBusy(this.deps, s);
+    const misfires: StateEvent[] = [];
+    const misfired = (nominal: number, outcome: MisfireOutcome) =>
+      misfires.push(
+        misfireEvent({ scheduleId: s.id, workflow: s.workflow, nominalTime: nominal, outcome }, t),
+      );
     const record = async (nominal: number, decision: FireDecision, instanceId?: string) => {
+      result.maxLatenessMs = Math.max(result.maxLatenessMs, t - nominal);
       const written = await fires.putFire({
         scheduleId: s.id,
         nominalTime: nominal,
@@ -345,6 +368,8 @@ export class ScheduleSweeper {
         decision,
         ...(instanceId ? { instanceId } : {}),
       });
+      if (written && (decision === "SKIPPED_MISFIRE" || decision === "DISCARDED_OVERLAP"))
+        misfired(nominal, decision);
       return written ? decision : (await fires.getFire(s.id, nominal))?.decision;
     };
     for (const d of decided) {
@@ -355,7 +380,8 @@ export class ScheduleSweeper {
       }
       const o = decideOverlap(s.overlapPolicy, busy, queued, d.nominalTime);
       for (const drop of o.dropQueued) {
-        await fires.updateFire(s.id, drop, "QUEUED_SERIAL", { decision: "DISCARDED_OVERLAP" });
+        if (await fires.updateFire(s.id, drop, "QUEUED_SERIAL", { decision: "DISCARDED_OVERLAP" }))
+          misfired(drop, "DISCARDED_OVERLAP");
       }
       queued = queued.filter((q) => !o.dropQueued.includes(q));
       if (o.decision === "FIRED") {
@@ -405,6 +431,7 @@ export class ScheduleSweeper {
     if (active) updated.activeInstanceId = active;
     // Lost to a concurrent change (API edit, another sweeper): the fire records already made
     // each fire at most once; the next sweep sees the schedule as it is now.
+    if (misfires.length > 0) await this.deps.events?.publish(misfires);
     if (await schedules.updateSchedule(updated)) await startNextQueued(this.deps, updated);
   }
 }

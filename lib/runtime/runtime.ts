@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { ApiDeps } from "../api/deps.js";
-import { dynamoClient, sqsClient } from "../aws/clients.js";
+import { dynamoClient, eventBridgeClient, sqsClient } from "../aws/clients.js";
 import { loadConfig, type ShoalConfig } from "../aws/config.js";
 import { QUEUE_SETTINGS } from "../aws/resources.js";
 import { DefinitionCache } from "../engine/definitions.js";
@@ -16,6 +16,8 @@ import { Sweeper } from "../engine/sweeper.js";
 import { grantTaskGroupSlot } from "../engine/task-dispatch.js";
 import { TaskGroupGate } from "../engine/task-group-gate.js";
 import { Worker } from "../engine/worker.js";
+import { type EventPublisher, NO_EVENTS } from "../events/event-publisher.js";
+import { EventBridgePublisher } from "../events/eventbridge-publisher.js";
 import { CloudWatchTaskLogs } from "../logs/cloudwatch-task-log.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
 import { SqsQueues } from "../queue/sqs-queues.js";
@@ -59,10 +61,18 @@ export interface Runtime {
 /** Package version (inlined by esbuild in Lambda bundles). */
 export const VERSION: string = pkg.version;
 
-/** Creates every part from the environment (see lib/aws/config.ts for the variables). */
-export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
+/**
+ * Creates every part from the environment (see lib/aws/config.ts for the variables).
+ * @param opts.events where state-change events go; default: the EventBridge bus when
+ *   `SHOAL_EVENT_BUS` is set, else nowhere (standalone passes its in-process bus).
+ */
+export function createRuntime(
+  config: ShoalConfig = loadConfig(),
+  opts: { events?: EventPublisher } = {},
+): Runtime {
   const now = () => Date.now();
-  const store = new DynamoStore(dynamoClient(), config.tables);
+  const retentionDays = config.instanceRetentionDays;
+  const store = new DynamoStore(dynamoClient(), config.tables, { retentionDays });
   const queues = new SqsQueues(sqsClient(), {
     prefix: config.prefix,
     ...(config.eventsQueueUrl ? { eventsQueueUrl: config.eventsQueueUrl } : {}),
@@ -75,6 +85,11 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
     : new FileTaskLogs(join(config.dataDir, "logs"));
   const definitions = new DefinitionCache(store);
   const log = structuredLog;
+  const events =
+    opts.events ??
+    (config.eventBus
+      ? new EventBridgePublisher(eventBridgeClient(), { eventBusName: config.eventBus, log })
+      : NO_EVENTS);
   const taskGroups = new DynamoTaskGroups(dynamoClient(), config.tables.taskGroups);
   const timers = new DynamoTimers(dynamoClient(), config.tables.timers);
   const scheduling: SchedulingDeps = {
@@ -82,8 +97,9 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
     queues,
     now,
     log,
+    events,
     schedules: new DynamoSchedules(dynamoClient(), config.tables.schedules),
-    fires: new DynamoFires(dynamoClient(), config.tables.fires),
+    fires: new DynamoFires(dynamoClient(), config.tables.fires, retentionDays),
     leases: new DynamoLeases(dynamoClient(), config.tables.leases),
     backfills: new DynamoBackfills(dynamoClient(), config.tables.backfills),
   };
@@ -95,6 +111,7 @@ export function createRuntime(config: ShoalConfig = loadConfig()): Runtime {
     timers,
     now,
     log,
+    events,
     // The gate grants waiting tasks through the engine it belongs to.
     gate: new TaskGroupGate(taskGroups, { now, onGranted: (w) => grantTaskGroupSlot(engine, w) }),
   };

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { handleApiEvent } from "../api/router.js";
+import { deliverEvent } from "../api/triggers.js";
 import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
 import { ENV, loadConfig, resourceNames } from "../aws/config.js";
 import {
@@ -15,6 +16,8 @@ import {
   ensureTables,
   ensureTaskQueues,
 } from "../aws/resources.js";
+import { LocalEventBus } from "../events/local-event-bus.js";
+import { structuredLog } from "../runtime/log.js";
 import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import type { Emulators } from "./emulators.js";
@@ -113,8 +116,14 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         .map(([k, v]) => `${k}=${v}`)
         .join("\n")}\n`,
     );
-    const runtime = createRuntime(loadConfig());
+    // Shoal's state-change events and POST /v1/events meet on one in-process bus, which
+    // delivers them to the triggers as EventBridge does on AWS.
+    const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log: structuredLog });
+    const runtime = createRuntime(loadConfig(), { events: bus });
+    runtime.api.bus = bus;
+    bus.subscribe((event) => deliverEvent(runtime.api, event));
     setRuntime(runtime);
+    cleanup.unshift(() => bus.drain());
     const log = opts.quiet ? () => {} : runtime.api.log;
     const onError = (e: unknown) => log?.("standalone: poller error", { error: String(e) });
 

@@ -87,6 +87,16 @@ export async function getConsistent(
 export const MAX_MS = 10 ** 15 - 1;
 
 /**
+ * The TTL attribute value (lib/aws/resources.ts TTL_ATTRIBUTE) of an item that may go
+ * `retentionDays` after `ms`: epoch seconds, as DynamoDB TTL wants them. Undefined when
+ * retention is off (0 or absent) or `ms` unknown.
+ */
+export function expiresAt(ms: number | undefined, retentionDays: number | undefined) {
+  if (!retentionDays || retentionDays <= 0 || ms === undefined) return undefined;
+  return Math.floor(ms / 1000) + Math.round(retentionDays * 86_400);
+}
+
+/**
  * `<ms, 15 digits zero-padded>#<id>`: sorts by time, then id (list keys by creation time, the
  * schedules' due key), and is unique per item, unlike the time alone.
  * @throws RangeError when `ms` is not a whole number of ms in 0 .. 10^15 - 1.

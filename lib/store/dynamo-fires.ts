@@ -11,7 +11,8 @@ import {
   PutCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { conditional, isConditionFailure, page } from "./dynamo-common.js";
+import { TTL_ATTRIBUTE } from "../aws/resources.js";
+import { conditional, expiresAt, isConditionFailure, page } from "./dynamo-common.js";
 import type { Page } from "./records.js";
 import type {
   FireChanges,
@@ -33,14 +34,17 @@ export class DynamoFires implements FireStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    /** Days a ledger entry is kept after its nominal time (DynamoDB TTL on AWS); 0/absent: forever. */
+    private readonly retentionDays?: number,
   ) {}
 
   putFire(f: FireRecord): Promise<boolean> {
+    const ttl = expiresAt(f.nominalTime, this.retentionDays);
     return conditional(() =>
       this.db.send(
         new PutCommand({
           TableName: this.table,
-          Item: f,
+          Item: ttl !== undefined ? { ...f, [TTL_ATTRIBUTE]: ttl } : f,
           ConditionExpression: "attribute_not_exists(scheduleId)",
         }),
       ),

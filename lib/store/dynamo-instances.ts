@@ -3,8 +3,9 @@
  * by-created index (all instances) or the by-workflow index.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { INDEX } from "../aws/resources.js";
+import { INDEX, TTL_ATTRIBUTE } from "../aws/resources.js";
 import {
+  expiresAt,
   getConsistent,
   type Item,
   page,
@@ -22,13 +23,20 @@ export class DynamoInstances {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    /** Days a finished instance is kept (DynamoDB TTL on AWS); 0/absent: forever. */
+    private readonly retentionDays?: number,
   ) {}
 
   private instanceItem(inst: InstanceRecord): Item {
+    // Whole-item writes: a rerun's write (not final) drops the attribute again.
+    const ttl = FINAL_INSTANCE.includes(inst.state)
+      ? expiresAt(inst.endedAt, this.retentionDays)
+      : undefined;
     return {
       ...inst,
       listKey: "I",
       createdKey: `${new Date(inst.createdAt).toISOString()}#${inst.instanceId}`,
+      ...(ttl !== undefined ? { [TTL_ATTRIBUTE]: ttl } : {}),
     };
   }
 
@@ -38,7 +46,7 @@ export class DynamoInstances {
 
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
     const item = await getConsistent(this.db, this.table, { instanceId });
-    return item ? strip<InstanceRecord>(item, "listKey", "createdKey") : undefined;
+    return item ? strip<InstanceRecord>(item, "listKey", "createdKey", TTL_ATTRIBUTE) : undefined;
   }
 
   async updateInstance(inst: InstanceRecord): Promise<boolean> {

@@ -1,7 +1,8 @@
 /**
  * Store on DynamoDB: single-item conditional writes (PutItem/UpdateItem/DeleteItem with a
- * ConditionExpression), GetItem, Query and BatchWriteItem only — no transactions, streams, TTL
- * or PartiQL (DynamoDB Developer Guide, "Condition expressions"). Runs unchanged on dynalite.
+ * ConditionExpression), GetItem, Query and BatchWriteItem only — no transactions, streams or
+ * PartiQL (DynamoDB Developer Guide, "Condition expressions"). Runs unchanged on dynalite.
+ * Finished items may carry a TTL attribute; DynamoDB TTL deletes them on AWS, dynalite ignores it.
  *
  * Each table's requests live in their own file (dynamo-workflows.ts, dynamo-commands.ts,
  * dynamo-instances.ts, dynamo-tasks.ts); this class hands every `Store` method to one of them.
@@ -40,11 +41,18 @@ export class DynamoStore implements Store {
       instances: string;
       tasks: string;
     },
+    opts: {
+      /**
+       * Days finished instances and task attempts are kept: their items get the TTL attribute
+       * (lib/aws/resources.ts TTL_ATTRIBUTE) that DynamoDB TTL deletes on AWS. 0/absent: forever.
+       */
+      retentionDays?: number;
+    } = {},
   ) {
     this.workflows = new DynamoWorkflows(db, tables.workflows);
     this.commands = new DynamoCommands(db, tables.commands);
-    this.instances = new DynamoInstances(db, tables.instances);
-    this.tasks = new DynamoTasks(db, tables.tasks);
+    this.instances = new DynamoInstances(db, tables.instances, opts.retentionDays);
+    this.tasks = new DynamoTasks(db, tables.tasks, opts.retentionDays);
   }
 
   // ---- workflows ----

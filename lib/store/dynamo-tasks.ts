@@ -9,9 +9,16 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { INDEX } from "../aws/resources.js";
-import type { TaskState } from "../core/model.js";
-import { conditional, type Item, isConditionFailure, queryAll, strip } from "./dynamo-common.js";
+import { INDEX, TTL_ATTRIBUTE } from "../aws/resources.js";
+import { isFinalTaskState, type TaskState } from "../core/model.js";
+import {
+  conditional,
+  expiresAt,
+  type Item,
+  isConditionFailure,
+  queryAll,
+  strip,
+} from "./dynamo-common.js";
 import type { TaskInstanceRecord } from "./records.js";
 
 const LEASE_SHARD = "L0";
@@ -25,10 +32,22 @@ export class DynamoTasks {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    /** Days a finished attempt is kept (DynamoDB TTL on AWS); 0/absent: forever. */
+    private readonly retentionDays?: number,
   ) {}
 
+  /** TTL of an attempt that ends with this write (epoch s), else undefined. */
+  private ttl(state: TaskState | undefined, endedAt: number | undefined) {
+    return state && isFinalTaskState(state) ? expiresAt(endedAt, this.retentionDays) : undefined;
+  }
+
   private taskItem(t: TaskInstanceRecord): Item {
-    return { ...t, taskKey: taskKey(t.code, t.attempt) };
+    const ttl = this.ttl(t.state, t.endedAt);
+    return {
+      ...t,
+      taskKey: taskKey(t.code, t.attempt),
+      ...(ttl !== undefined ? { [TTL_ATTRIBUTE]: ttl } : {}),
+    };
   }
 
   putTaskInstance(task: TaskInstanceRecord): Promise<boolean> {
@@ -55,7 +74,9 @@ export class DynamoTasks {
         ConsistentRead: true,
       }),
     );
-    return r.Item ? strip<TaskInstanceRecord>(r.Item, "taskKey", "leaseShard") : undefined;
+    return r.Item
+      ? strip<TaskInstanceRecord>(r.Item, "taskKey", "leaseShard", TTL_ATTRIBUTE)
+      : undefined;
   }
 
   async listTaskInstances(instanceId: string): Promise<TaskInstanceRecord[]> {
@@ -64,7 +85,7 @@ export class DynamoTasks {
       KeyConditionExpression: "instanceId = :i",
       ExpressionAttributeValues: { ":i": instanceId },
     });
-    return items.map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard"));
+    return items.map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard", TTL_ATTRIBUTE));
   }
 
   async listAttempts(instanceId: string, code: string): Promise<TaskInstanceRecord[]> {
@@ -73,7 +94,7 @@ export class DynamoTasks {
       KeyConditionExpression: "instanceId = :i AND begins_with(taskKey, :c)",
       ExpressionAttributeValues: { ":i": instanceId, ":c": `${code}#` },
     });
-    return items.map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard"));
+    return items.map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard", TTL_ATTRIBUTE));
   }
 
   async updateTask(
@@ -104,6 +125,12 @@ export class DynamoTasks {
       values[":shard"] = LEASE_SHARD;
     }
     if (opts.removeLease) removes.push("leaseShard", "leaseExpiresAt");
+    const ttl = this.ttl(changes.state, changes.endedAt);
+    if (ttl !== undefined) {
+      names["#ttl"] = TTL_ATTRIBUTE;
+      values[":ttl"] = ttl;
+      sets.push("#ttl = :ttl");
+    }
     const states = from.map((s, i) => {
       values[`:from${i}`] = s;
       return `:from${i}`;
@@ -146,7 +173,7 @@ export class DynamoTasks {
           ReturnValues: "ALL_NEW",
         }),
       );
-      return strip<TaskInstanceRecord>(r.Attributes ?? {}, "taskKey", "leaseShard");
+      return strip<TaskInstanceRecord>(r.Attributes ?? {}, "taskKey", "leaseShard", TTL_ATTRIBUTE);
     } catch (e) {
       if (isConditionFailure(e)) return undefined;
       throw e;
@@ -163,6 +190,8 @@ export class DynamoTasks {
         Limit: limit,
       }),
     );
-    return (r.Items ?? []).map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard"));
+    return (r.Items ?? []).map((i) =>
+      strip<TaskInstanceRecord>(i, "taskKey", "leaseShard", TTL_ATTRIBUTE),
+    );
   }
 }
