@@ -8,6 +8,7 @@ import {
   type InstanceState,
   isFinalInstanceState,
   isFinalTaskState,
+  isWorkerTaskType,
 } from "../core/model.js";
 import { checkName, parseRunRequest } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
@@ -23,7 +24,7 @@ import {
   query,
   RESOURCE_ID,
 } from "./http.js";
-import { instanceDetail, instanceSummary, taskInstance } from "./present.js";
+import { instanceDetail, instanceSummary, type LogLink, taskInstance } from "./present.js";
 
 function checkInstanceId(id: string): string {
   if (!RESOURCE_ID.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
@@ -31,6 +32,16 @@ function checkInstanceId(id: string): string {
 }
 
 /** Writes the command, then signals the dispatcher; a failed signal is re-sent by the sweeper. */
+/** Links to the logs of worker tasks (logic tasks write none), when the log store has links. */
+function logLink(deps: ApiDeps): LogLink | undefined {
+  const url = deps.logs.url?.bind(deps.logs);
+  if (!url) return undefined;
+  return (t) =>
+    isWorkerTaskType(t.type)
+      ? url({ workflow: t.workflow, instanceId: t.instanceId, code: t.code, attempt: t.attempt })
+      : undefined;
+}
+
 async function submit(deps: ApiDeps, cmd: CommandRecord): Promise<boolean> {
   const written = await deps.store.putCommand(cmd);
   if (!written) return false;
@@ -145,7 +156,7 @@ export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiRes
   const found = await loadInstance(deps, id);
   if (!isInstance(found)) return json(200, submittedView(found));
   const tasks = await deps.store.listTaskInstances(id);
-  return json(200, instanceDetail(found, tasks));
+  return json(200, instanceDetail(found, tasks, logLink(deps)));
 }
 
 async function knownTask(
@@ -168,7 +179,7 @@ export async function listAttempts(
   const inst = await loadInstance(deps, id);
   await knownTask(deps, inst, code);
   const attempts = await deps.store.listAttempts(id, code);
-  return json(200, { items: attempts.map(taskInstance) });
+  return json(200, { items: attempts.map((t) => taskInstance(t, logLink(deps))) });
 }
 
 /** Control verbs of API-v1.md and the states each one is accepted in (DolphinScheduler's). */
@@ -280,7 +291,7 @@ export async function forceSuccess(
   await deps.queues.sendEvents([
     { kind: "task", instanceId: id, code, attempt: latest.attempt, state: "FORCED_SUCCESS" },
   ]);
-  return json(200, taskInstance(task));
+  return json(200, taskInstance(task, logLink(deps)));
 }
 
 /** GET /v1/instances/{id}/tasks/{code}/log → `{lines, nextToken}`. */

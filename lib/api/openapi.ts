@@ -452,6 +452,27 @@ export function openApiDocument(version: string): Json {
           },
         },
       },
+      "/v1/events/recent": {
+        get: {
+          operationId: "recentEvents",
+          summary:
+            "standalone: the newest events on the in-process bus (Shoal's state-change events and POST /v1/events entries), EventBridge envelopes, newest first",
+          parameters: [
+            {
+              name: "limit",
+              in: "query",
+              schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+            },
+            { name: "detailType", in: "query", schema: { type: "string" } },
+            { name: "source", in: "query", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": { description: "`{items: [event]}` (docs/events.md has the detail schemas)" },
+            "400": error("bad limit or unknown query parameter"),
+            "404": error("not standalone: on AWS the events are on the EventBridge bus"),
+          },
+        },
+      },
       "/v1/task-groups": {
         get: {
           operationId: "listTaskGroups",
@@ -701,6 +722,10 @@ export function openApiDocument(version: string): Json {
               type: "array",
               items: { type: "string" },
               description: "CONDITIONS/SWITCH: the branch targets taken",
+            },
+            logUrl: {
+              type: "string",
+              description: "on AWS: the attempt's log stream in the CloudWatch console",
             },
           },
         },

@@ -38,7 +38,10 @@ export function instanceSummary(i: InstanceSummaryRecord) {
   });
 }
 
-export function taskInstance(t: TaskInstanceRecord) {
+/** The `logUrl` of a task instance, where the logs have one (CloudWatch on AWS). */
+export type LogLink = (t: TaskInstanceRecord) => string | undefined;
+
+export function taskInstance(t: TaskInstanceRecord, link?: LogLink) {
   return compact({
     code: t.code,
     type: t.type,
@@ -57,11 +60,12 @@ export function taskInstance(t: TaskInstanceRecord) {
     outputs: t.outputs,
     subInstanceId: t.subInstanceId,
     branch: t.branch,
+    logUrl: link?.(t),
   });
 }
 
 /** The full instance: summary, run settings, progress counts, latest attempt of every task. */
-export function instanceDetail(i: InstanceRecord, tasks: TaskInstanceRecord[]) {
+export function instanceDetail(i: InstanceRecord, tasks: TaskInstanceRecord[], link?: LogLink) {
   const latest = new Map<string, TaskInstanceRecord>();
   for (const t of tasks) {
     const cur = latest.get(t.code);
@@ -87,6 +91,6 @@ export function instanceDetail(i: InstanceRecord, tasks: TaskInstanceRecord[]) {
     deadlineAt: iso(i.deadlineAt),
     tasks: [...latest.values()]
       .sort((a, b) => a.submittedAt - b.submittedAt || (a.code < b.code ? -1 : 1))
-      .map(taskInstance),
+      .map((t) => taskInstance(t, link)),
   });
 }

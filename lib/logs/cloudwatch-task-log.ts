@@ -58,6 +58,8 @@ const MAX_TOKEN_CHARS = 4096;
 export interface CloudWatchTaskLogsOptions {
   /** The log group holding every task's streams (provisioned with the stack, not created here). */
   logGroupName: string;
+  /** Region of the console links `url` gives (task responses' `logUrl`); none without it. */
+  region?: string;
   /** The Logs client; `logsClient` from lib/aws/clients.ts by default. */
   client?: () => CloudWatchLogsClient;
   /** How long a written line may wait in the buffer before it is sent, ms (default 1,000). */
@@ -132,6 +134,8 @@ export function splitMessage(message: string, maxBytes = MAX_MESSAGE_BYTES): str
  */
 export class CloudWatchTaskLogs implements TaskLogs {
   private readonly logGroupName: string;
+  /** The CloudWatch console URL of an attempt's stream (present when `region` was given). */
+  readonly url?: (key: TaskLogKey) => string;
   private readonly client: () => CloudWatchLogsClient;
   private readonly flushIntervalMs: number;
   private readonly maxAttempts: number;
@@ -140,6 +144,10 @@ export class CloudWatchTaskLogs implements TaskLogs {
 
   constructor(opts: CloudWatchTaskLogsOptions) {
     this.logGroupName = opts.logGroupName;
+    if (opts.region) {
+      const where = { region: opts.region, logGroupName: opts.logGroupName };
+      this.url = (key) => logUrl(key, where);
+    }
     this.client = opts.client ?? logsClient;
     this.flushIntervalMs = opts.flushIntervalMs ?? 1000;
     this.maxAttempts = Math.max(1, opts.maxAttempts ?? 8);

@@ -1,7 +1,7 @@
 /**
  * Task logs: one log per task attempt, written by the worker while the task runs and read back
- * through the API in pages. Files now (standalone, ECS workers); CloudWatch Logs later, with the
- * stream name `<workflow>/<instanceId>/<taskCode>/<attempt>` that `logName` gives.
+ * through the API in pages: files in standalone (file-task-log.ts), CloudWatch Logs on AWS
+ * (cloudwatch-task-log.ts), named `<workflow>/<instanceId>/<taskCode>/<attempt>` (`logName`).
  */
 
 /** Identifies one attempt's log. */
@@ -37,6 +37,8 @@ export interface TaskLogs {
    * @throws ShoalError ValidationError for a token this store did not hand out.
    */
   read(key: TaskLogKey, opts: { nextToken?: string; limit: number }): Promise<LogPage>;
+  /** A link to read the log outside Shoal (the CloudWatch console), where there is one. */
+  url?(key: TaskLogKey): string;
 }
 
 /** `<workflow>/<instanceId>/<taskCode>/<attempt>`: the log's name (file path, log stream). */

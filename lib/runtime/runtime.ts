@@ -81,7 +81,10 @@ export function createRuntime(
   });
   // On AWS task logs go to CloudWatch Logs (one stream per attempt); locally to files.
   const logs = config.taskLogGroup
-    ? new CloudWatchTaskLogs({ logGroupName: config.taskLogGroup })
+    ? new CloudWatchTaskLogs({
+        logGroupName: config.taskLogGroup,
+        ...(process.env.AWS_REGION ? { region: process.env.AWS_REGION } : {}),
+      })
     : new FileTaskLogs(join(config.dataDir, "logs"));
   const definitions = new DefinitionCache(store);
   const log = structuredLog;

@@ -51,6 +51,7 @@ describe("OpenAPI document", () => {
         "/v1/triggers",
         "/v1/triggers/{id}",
         "/v1/events",
+        "/v1/events/recent",
       ].sort(),
     );
   });
