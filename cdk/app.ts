@@ -1,18 +1,27 @@
 /**
- * The CDK app: `npx cdk synth` / `npx cdk deploy` from the repository root (cdk.json). Context:
- * `-c prefix=shoal`, `-c apiMode=functionUrl` (LocalStack's free tier), `-c deletionProtection=false`.
- * Synthesis needs no AWS account and no Docker: the handlers are bundled by the local esbuild.
+ * The CDK app: `npx cdk synth` / `npx cdk deploy` from the repository root (cdk.json).
+ * Synthesis needs no AWS account and no Docker: esbuild bundles the handlers locally, and the
+ * ECS worker image is only staged (Docker builds it at deploy). Context flags (`-c key=value`,
+ * read by `shoalPropsFromContext` in shoal-stack.ts; details in cdk/README.md):
+ *
+ * - `stackName` (default "Shoal"), `prefix` (default "shoal"), `deletionProtection=false`
+ * - `apiMode=functionUrl`: a Lambda function URL instead of the HTTP API (LocalStack's free tier)
+ * - `workerGroups=default,gpu`: Lambda worker groups (default "default")
+ * - `ecsWorkers=true`: an ECS Fargate worker group, with `ecsWorkerGroup` (default "ecs"),
+ *   `ecsMaxTasks` (10), `ecsCpu` (1024), `ecsMemoryMiB` (2048), `ecsConcurrency` (4)
+ * - `jwtIssuer=https://issuer/ jwtAudience=aud1,aud2`: JWT authorisation instead of IAM
+ * - `alarmEmail=ops@example.com`: every alarm mails this address (SNS)
+ * - `logRetentionDays=N`: task, API access, ECS and flow logs (a CloudWatch value, default 30)
+ * - `instanceRetentionDays=N`: finished instances kept N days (default 90; 0 = forever)
+ * - `lambdaTaskFunctions=arn1,arn2`, `stateMachines=arn1`: what LAMBDA / STEP_FUNCTIONS tasks
+ *   may invoke or start (none by default)
  */
 import { App } from "aws-cdk-lib";
-import { ShoalStack } from "./shoal-stack.js";
+import { ShoalStack, shoalPropsFromContext } from "./shoal-stack.js";
 
 const app = new App();
-const ctx = (k: string): string | undefined => app.node.tryGetContext(k);
-new ShoalStack(app, ctx("stackName") ?? "Shoal", {
-  shoal: {
-    prefix: ctx("prefix") ?? "shoal",
-    apiMode: ctx("apiMode") === "functionUrl" ? "functionUrl" : "httpApi",
-    deletionProtection: ctx("deletionProtection") !== "false",
-  },
+const stackName = app.node.tryGetContext("stackName") as string | undefined;
+new ShoalStack(app, stackName ?? "Shoal", {
+  shoal: shoalPropsFromContext((key) => app.node.tryGetContext(key)),
 });
 app.synth();

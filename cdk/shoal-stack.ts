@@ -1,8 +1,13 @@
-/** `ShoalStack`: a stack holding one `Shoal` construct, configured from CDK context. */
+/**
+ * `ShoalStack`: a stack holding one `Shoal` construct, and `shoalPropsFromContext`, which reads
+ * the construct's props from CDK context flags (`-c key=value`, or cdk.json "context").
+ */
 import { Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
+import type { EcsWorkerOptions } from "./ecs-workers.js";
 import { Shoal, type ShoalProps } from "./shoal.js";
 
+/** A stack holding one {@link Shoal} (props under `shoal`). */
 export class ShoalStack extends Stack {
   readonly shoal: Shoal;
 
@@ -10,4 +15,103 @@ export class ShoalStack extends Stack {
     super(scope, id, props);
     this.shoal = new Shoal(this, "Shoal", props.shoal ?? {});
   }
+}
+
+/** Context keys `shoalPropsFromContext` reads (documented in cdk/app.ts and cdk/README.md). */
+export const CONTEXT_KEYS = [
+  "prefix",
+  "apiMode",
+  "deletionProtection",
+  "workerGroups",
+  "ecsWorkers",
+  "ecsWorkerGroup",
+  "ecsMaxTasks",
+  "ecsCpu",
+  "ecsMemoryMiB",
+  "ecsConcurrency",
+  "jwtIssuer",
+  "jwtAudience",
+  "alarmEmail",
+  "logRetentionDays",
+  "instanceRetentionDays",
+  "lambdaTaskFunctions",
+  "stateMachines",
+] as const;
+
+/**
+ * The `Shoal` props the context asks for. Values come as strings from `-c` (typed values from
+ * cdk.json work too); lists are comma-separated; unset keys keep the construct's defaults.
+ * @param get reads one context key (`app.node.tryGetContext`).
+ * @throws Error naming the flag when a value is malformed (the construct validates the rest).
+ */
+export function shoalPropsFromContext(
+  get: (key: (typeof CONTEXT_KEYS)[number]) => unknown,
+): ShoalProps {
+  const str = (k: (typeof CONTEXT_KEYS)[number]): string | undefined => {
+    const v = get(k);
+    return v === undefined || v === null || v === "" ? undefined : String(v).trim();
+  };
+  const list = (k: (typeof CONTEXT_KEYS)[number]): string[] | undefined => {
+    const v = get(k);
+    const items = Array.isArray(v) ? v.map(String) : str(k)?.split(",");
+    const clean = items?.map((s) => s.trim()).filter((s) => s !== "");
+    return clean && clean.length > 0 ? clean : undefined;
+  };
+  const int = (k: (typeof CONTEXT_KEYS)[number]): number | undefined => {
+    const s = str(k);
+    if (s === undefined) return undefined;
+    if (!/^\d+$/.test(s)) throw new Error(`-c ${k} must be a whole number, got '${s}'`);
+    return Number(s);
+  };
+  const bool = (k: (typeof CONTEXT_KEYS)[number]): boolean | undefined => {
+    const s = str(k);
+    if (s === undefined) return undefined;
+    if (s !== "true" && s !== "false") throw new Error(`-c ${k} must be true or false, got '${s}'`);
+    return s === "true";
+  };
+
+  const apiMode = str("apiMode");
+  if (apiMode !== undefined && apiMode !== "httpApi" && apiMode !== "functionUrl") {
+    throw new Error(`-c apiMode must be httpApi or functionUrl, got '${apiMode}'`);
+  }
+  const ecs: EcsWorkerOptions = {};
+  const ecsGroup = str("ecsWorkerGroup");
+  if (ecsGroup !== undefined) ecs.group = ecsGroup;
+  for (const [key, prop] of [
+    ["ecsMaxTasks", "maxTasks"],
+    ["ecsCpu", "cpu"],
+    ["ecsMemoryMiB", "memoryMiB"],
+    ["ecsConcurrency", "concurrency"],
+  ] as const) {
+    const n = int(key);
+    if (n !== undefined) ecs[prop] = n;
+  }
+  const issuer = str("jwtIssuer");
+  const audience = list("jwtAudience");
+  if ((issuer === undefined) !== (audience === undefined)) {
+    throw new Error("-c jwtIssuer and -c jwtAudience go together (JWT authorisation needs both)");
+  }
+
+  const props: ShoalProps = {
+    prefix: str("prefix") ?? "shoal",
+    apiMode: apiMode ?? "httpApi",
+    deletionProtection: bool("deletionProtection") ?? true,
+  };
+  const set = <K extends keyof ShoalProps>(k: K, v: ShoalProps[K] | undefined) => {
+    if (v !== undefined) props[k] = v;
+  };
+  set("workerGroups", list("workerGroups"));
+  if (bool("ecsWorkers")) props.ecsWorkers = ecs;
+  else if (Object.keys(ecs).length > 0) {
+    throw new Error(
+      "-c ecsWorkerGroup, ecsMaxTasks, ecsCpu, ecsMemoryMiB and ecsConcurrency need -c ecsWorkers=true",
+    );
+  }
+  if (issuer !== undefined && audience !== undefined) props.jwt = { issuer, audience };
+  set("alarmEmail", str("alarmEmail"));
+  set("logRetentionDays", int("logRetentionDays"));
+  set("instanceRetentionDays", int("instanceRetentionDays"));
+  set("lambdaTaskFunctions", list("lambdaTaskFunctions"));
+  set("stepFunctionsTaskStateMachines", list("stateMachines"));
+  return props;
 }

@@ -2,14 +2,14 @@
  * The `Shoal` construct: everything Shoal needs on AWS, declared from the same descriptions the
  * standalone runtime creates (lib/aws/resources.ts tables and queue settings) and wired to the
  * handlers through the shared environment variable names (lib/aws/config.ts). Put it into any
- * CDK app; `ShoalStack` (shoal-stack.ts) is the ready-made stack.
+ * CDK app; `ShoalStack` (shoal-stack.ts) is the ready-made stack. The ECS worker group and the
+ * task-type permissions live in ecs-workers.ts; logs, alarms and the dashboard in monitoring.ts.
  */
 import { fileURLToPath } from "node:url";
 import { CfnOutput, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
-import { type CfnStage, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
-import { HttpIamAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
+import { HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import {
   AttributeType,
   BillingMode,
@@ -19,31 +19,66 @@ import {
 } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus, Match, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import type { IGrantable } from "aws-cdk-lib/aws-iam";
 import { Architecture, FunctionUrlAuthType, Runtime } from "aws-cdk-lib/aws-lambda";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup } from "aws-cdk-lib/aws-logs";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { NagSuppressions } from "cdk-nag";
 import { Construct } from "constructs";
 import { ENV, resourceNames, TABLE_ENV } from "../lib/aws/config.js";
-import { QUEUE_SETTINGS, TABLES } from "../lib/aws/resources.js";
+import { QUEUE_SETTINGS, TABLES, TTL_ATTRIBUTE } from "../lib/aws/resources.js";
 import { PRIORITIES, type Priority } from "../lib/core/model.js";
+import {
+  type EcsWorkerOptions,
+  EcsWorkers,
+  ecsWorkerSettings,
+  TASK_TYPE_NAG_SUPPRESSIONS,
+  taskTypeStatements,
+} from "./ecs-workers.js";
+import {
+  addAccessLogs,
+  addMonitoring,
+  dashboardUrl,
+  logRetention,
+  type ShoalMonitoring,
+  type TierQueue,
+} from "./monitoring.js";
 
+/** Options of the {@link Shoal} construct (context flags: cdk/app.ts, cdk/README.md). */
 export interface ShoalProps {
   /** Resource name prefix (`SHOAL_PREFIX`), default "shoal". */
   prefix?: string;
   /** DynamoDB deletion protection (default true; false for throw-away stacks). */
   deletionProtection?: boolean;
-  /** Retention of the task log group (default one month). */
-  logRetention?: RetentionDays;
   /**
-   * "httpApi" (default): API Gateway HTTP API with IAM authorisation. "functionUrl": a Lambda
-   * function URL with IAM auth, for LocalStack's free tier, which has no HTTP API.
+   * Days CloudWatch Logs keeps the task logs, API access logs, ECS worker and VPC flow logs:
+   * a `RetentionDays` value (1, 3, 5, 7, 14, 30, …, 3653; 9999 = forever). Default 30.
+   */
+  logRetentionDays?: number;
+  /**
+   * "httpApi" (default): API Gateway HTTP API with IAM (or JWT) authorisation. "functionUrl": a
+   * Lambda function URL with IAM auth, for LocalStack's free tier, which has no HTTP API.
    */
   apiMode?: "httpApi" | "functionUrl";
   /** Worker groups with task queues and a worker function (default ["default"]). */
   workerGroups?: string[];
+  /** An ECS Fargate worker group (ecs-workers.ts; `{}` for the defaults); none when absent. */
+  ecsWorkers?: EcsWorkerOptions;
+  /**
+   * JWT authorisation of the HTTP API instead of IAM: tokens of `issuer` (an https URL, its
+   * OpenID discovery document names the keys) whose `aud` is one of `audience`. httpApi only.
+   */
+  jwt?: { issuer: string; audience: string[] };
+  /** Mailed on every alarm through an SNS topic; no topic when absent. */
+  alarmEmail?: string;
+  /** Days DynamoDB TTL keeps a finished instance (default 90; 0 = forever). */
+  instanceRetentionDays?: number;
+  /** ARNs of the functions LAMBDA tasks may invoke (none by default: least privilege). */
+  lambdaTaskFunctions?: string[];
+  /** ARNs of the state machines STEP_FUNCTIONS tasks may start (none by default). */
+  stepFunctionsTaskStateMachines?: string[];
 }
 
 /**
@@ -59,8 +94,15 @@ export const WORKER_CONCURRENCY: Record<Priority, number> = {
   LOWEST: 2,
 };
 
+/** Visibility timeout (seconds) and receives before the DLQ, as in QUEUE_SETTINGS. */
+type QueueSettings = { visibilityTimeoutSeconds: number; maxReceiveCount: number };
+
 const HANDLERS = fileURLToPath(new URL("../functions/", import.meta.url));
 
+/**
+ * Shoal's AWS resources (tables, queues, functions, bus, API, optional ECS workers, alarms,
+ * dashboard) and the stack outputs `shoal config from-stack` reads.
+ */
 export class Shoal extends Construct {
   readonly tables: Record<string, Table> = {};
   readonly eventsQueue: Queue;
@@ -72,12 +114,43 @@ export class Shoal extends Construct {
   readonly taskLogs: LogGroup;
   /** The API's base URL (HTTP API endpoint or function URL). */
   readonly apiUrl: string;
+  /** The ECS worker group, when `ecsWorkers` is set. */
+  readonly ecsWorkers?: EcsWorkers;
+  readonly monitoring: ShoalMonitoring;
 
+  /** @throws Error on invalid props (retention, jwt with functionUrl, ARNs, ECS options). */
   constructor(scope: Construct, id: string, props: ShoalProps = {}) {
     super(scope, id);
     const prefix = props.prefix ?? "shoal";
     const names = resourceNames(prefix);
     const removal = RemovalPolicy.RETAIN;
+    const retention = logRetention(props.logRetentionDays);
+    const instanceDays = props.instanceRetentionDays ?? 90;
+    if (!Number.isInteger(instanceDays) || instanceDays < 0) {
+      throw new Error(
+        `instanceRetentionDays must be an integer >= 0 (0 = forever), got ${instanceDays}`,
+      );
+    }
+    if (props.jwt && props.apiMode === "functionUrl") {
+      throw new Error(
+        "jwt needs apiMode httpApi: a Lambda function URL authorises with IAM or not at all, it has no JWT authoriser",
+      );
+    }
+    const jwt = props.jwt;
+    if (jwt && (!/^https:\/\/\S+$/.test(jwt.issuer) || jwt.audience.length === 0)) {
+      throw new Error("jwt needs an https issuer URL and at least one audience");
+    }
+    const workerGroups = props.workerGroups ?? ["default"];
+    const ecsGroup = props.ecsWorkers ? ecsWorkerSettings(props.ecsWorkers).group : undefined;
+    if (ecsGroup !== undefined && workerGroups.includes(ecsGroup)) {
+      throw new Error(
+        `worker group '${ecsGroup}' cannot be served by both a Lambda worker and ECS`,
+      );
+    }
+    const taskStatements = taskTypeStatements(
+      props.lambdaTaskFunctions ?? [],
+      props.stepFunctionsTaskStateMachines ?? [],
+    );
 
     for (const spec of TABLES) {
       const attr = (k: { name: string; type: "S" | "N" }) => ({
@@ -93,7 +166,7 @@ export class Shoal extends Construct {
         deletionProtection: props.deletionProtection ?? true,
         encryption: TableEncryption.AWS_MANAGED,
         removalPolicy: removal,
-        ...(spec.logical === "instances" ? { timeToLiveAttribute: "expiresAt" } : {}),
+        ...(spec.ttl ? { timeToLiveAttribute: TTL_ATTRIBUTE } : {}),
       });
       for (const ix of spec.indexes) {
         table.addGlobalSecondaryIndex({
@@ -108,43 +181,42 @@ export class Shoal extends Construct {
       this.tables[spec.logical] = table;
     }
 
-    const dlq = (name: string, fifo = false) => {
-      const q = new Queue(this, `Dlq-${name}`, {
-        queueName: name,
-        fifo: fifo || undefined,
+    const queue = (id: string, name: string, dlqName: string, settings: QueueSettings) => {
+      const common = {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
+        fifo: name.endsWith(".fifo") || undefined,
+      };
+      const dlq = new Queue(this, `Dlq-${dlqName}`, {
+        ...common,
+        queueName: dlqName,
         retentionPeriod: Duration.days(14),
       });
-      this.deadLetterQueues.push(q);
-      return q;
+      this.deadLetterQueues.push(dlq);
+      return new Queue(this, id, {
+        ...common,
+        queueName: name,
+        visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+        deadLetterQueue: { queue: dlq, maxReceiveCount: settings.maxReceiveCount },
+      });
     };
-    this.eventsQueue = new Queue(this, "EventsQueue", {
-      queueName: names.eventsQueue,
-      fifo: true,
-      visibilityTimeout: Duration.seconds(QUEUE_SETTINGS.events.visibilityTimeoutSeconds),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: {
-        queue: dlq(names.eventsDlq, true),
-        maxReceiveCount: QUEUE_SETTINGS.events.maxReceiveCount,
-      },
-    });
-    this.signalsQueue = new Queue(this, "SignalsQueue", {
-      queueName: names.signalsQueue,
-      visibilityTimeout: Duration.seconds(QUEUE_SETTINGS.events.visibilityTimeoutSeconds),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: {
-        queue: dlq(names.signalsDlq),
-        maxReceiveCount: QUEUE_SETTINGS.events.maxReceiveCount,
-      },
-    });
+    const { events, tasks } = QUEUE_SETTINGS;
+    this.eventsQueue = queue("EventsQueue", names.eventsQueue, names.eventsDlq, events);
+    this.signalsQueue = queue("SignalsQueue", names.signalsQueue, names.signalsDlq, events);
+    const tierQueues: TierQueue[] = [];
+    const taskQueuesOf = (group: string) =>
+      PRIORITIES.map((priority) => {
+        const [name, dlq] = [names.taskQueue(group, priority), names.taskDlq(group, priority)];
+        const q = queue(`Tasks-${group}-${priority}`, name, dlq, tasks);
+        this.taskQueues.push(q);
+        tierQueues.push({ group, priority, queue: q });
+        return q;
+      });
 
     this.bus = new EventBus(this, "Bus", { eventBusName: `${prefix}-bus` });
     this.taskLogs = new LogGroup(this, "TaskLogs", {
       logGroupName: `/${prefix}/tasks`,
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      retention,
       removalPolicy: removal,
     });
 
@@ -153,6 +225,8 @@ export class Shoal extends Construct {
       [ENV.eventsQueueUrl]: this.eventsQueue.queueUrl,
       [ENV.dataDir]: "/tmp/shoal",
       [ENV.taskLogGroup]: this.taskLogs.logGroupName,
+      [ENV.eventBus]: this.bus.eventBusName,
+      [ENV.instanceRetentionDays]: String(instanceDays),
       NODE_OPTIONS: "--enable-source-maps",
     };
     for (const [logical, env] of Object.entries(TABLE_ENV)) {
@@ -161,7 +235,7 @@ export class Shoal extends Construct {
     const fn = (name: string, timeout: Duration, memorySize = 512) => {
       const f = new NodejsFunction(this, `Fn-${name}`, {
         functionName: `${prefix}-${name}`,
-        entry: `${HANDLERS}${name}/index.ts`,
+        entry: `${HANDLERS}${name.startsWith("worker") ? "worker" : name}/index.ts`,
         handler: "handler",
         runtime: Runtime.NODEJS_22_X,
         architecture: Architecture.ARM_64,
@@ -188,93 +262,87 @@ export class Shoal extends Construct {
     const dispatcher = fn("dispatcher", Duration.seconds(25));
     const sweeper = fn("sweeper", Duration.seconds(55));
     const trigger = fn("trigger", Duration.seconds(30));
-    const workerTimeout = Duration.seconds(QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds);
 
     // Least privilege: each function gets data access only to the tables it uses.
-    const rw = (f: NodejsFunction, logical: string[]) => {
+    const rw = (f: IGrantable, logical: string[]) => {
       for (const l of logical) this.tables[l]?.grantReadWriteData(f);
     };
     const everything = TABLES.map((t) => t.logical);
+    const engine = [
+      "workflows",
+      "commands",
+      "instances",
+      "tasks",
+      "taskGroups",
+      "timers",
+      "schedules",
+      "fires",
+      "backfills",
+    ];
     rw(api, everything);
-    rw(dispatcher, [
-      "workflows",
-      "commands",
-      "instances",
-      "tasks",
-      "taskGroups",
-      "timers",
-      "schedules",
-      "fires",
-      "backfills",
-    ]);
-    rw(sweeper, [
-      "workflows",
-      "commands",
-      "instances",
-      "tasks",
-      "taskGroups",
-      "timers",
-      "schedules",
-      "fires",
-      "leases",
-      "backfills",
-    ]);
+    rw(dispatcher, engine);
+    rw(sweeper, [...engine, "leases"]);
     rw(trigger, ["workflows", "commands", "instances", "triggers"]);
     for (const f of [api, dispatcher, sweeper, trigger]) {
       this.eventsQueue.grantSendMessages(f);
       this.signalsQueue.grantSendMessages(f);
     }
     this.taskLogs.grantRead(api);
+    for (const f of [dispatcher, sweeper]) this.bus.grantPutEventsTo(f);
 
-    dispatcher.addEventSource(
-      new SqsEventSource(this.eventsQueue, {
-        batchSize: 10,
-        reportBatchItemFailures: true,
-        maxConcurrency: 50,
-      }),
-    );
-    dispatcher.addEventSource(
-      new SqsEventSource(this.signalsQueue, {
-        batchSize: 10,
-        reportBatchItemFailures: true,
-        maxConcurrency: 5,
-      }),
-    );
+    for (const [q, maxConcurrency] of [
+      [this.eventsQueue, 50],
+      [this.signalsQueue, 5],
+    ] as const) {
+      dispatcher.addEventSource(
+        new SqsEventSource(q, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency }),
+      );
+    }
 
-    for (const group of props.workerGroups ?? ["default"]) {
+    // Workers (Lambda functions and the ECS task role) share their permissions.
+    const workers: IGrantable[] = [];
+    const workerTimeout = Duration.seconds(tasks.visibilityTimeoutSeconds);
+    for (const group of workerGroups) {
       const worker = fn(group === "default" ? "worker" : `worker-${group}`, workerTimeout, 1024);
-      rw(worker, ["instances", "tasks"]);
-      this.eventsQueue.grantSendMessages(worker);
-      this.taskLogs.grantWrite(worker);
-      for (const p of PRIORITIES) {
-        const q = new Queue(this, `Tasks-${group}-${p}`, {
-          queueName: names.taskQueue(group, p),
-          visibilityTimeout: workerTimeout,
-          encryption: QueueEncryption.SQS_MANAGED,
-          enforceSSL: true,
-          deadLetterQueue: {
-            queue: dlq(names.taskDlq(group, p)),
-            maxReceiveCount: QUEUE_SETTINGS.tasks.maxReceiveCount,
-          },
-        });
-        this.taskQueues.push(q);
-        q.grantSendMessages(dispatcher);
-        q.grantSendMessages(sweeper);
-        q.grantSendMessages(api);
+      workers.push(worker);
+      taskQueuesOf(group).forEach((q, i) => {
         worker.addEventSource(
           new SqsEventSource(q, {
             batchSize: 1,
             reportBatchItemFailures: true,
-            maxConcurrency: WORKER_CONCURRENCY[p],
+            maxConcurrency: WORKER_CONCURRENCY[PRIORITIES[i] as Priority],
           }),
         );
-      }
+      });
+    }
+    if (props.ecsWorkers && ecsGroup !== undefined) {
+      // No event source: the poller drains the group's tiers strictly highest first.
+      this.ecsWorkers = new EcsWorkers(this, "EcsWorkers", {
+        prefix,
+        options: props.ecsWorkers,
+        queues: taskQueuesOf(ecsGroup),
+        environment,
+        logRetention: retention,
+      });
+      workers.push(this.ecsWorkers.taskDefinition.taskRole);
+    }
+    for (const w of workers) {
+      rw(w, ["instances", "tasks"]);
+      this.eventsQueue.grantSendMessages(w);
+      this.taskLogs.grantWrite(w);
+      this.bus.grantPutEventsTo(w);
+      for (const st of taskStatements) w.grantPrincipal.addToPrincipalPolicy(st);
+    }
+    for (const { queue: q } of tierQueues) {
+      for (const f of [api, dispatcher, sweeper]) q.grantSendMessages(f);
     }
 
     new Rule(this, "SweeperEveryMinute", {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(sweeper)],
     });
+    // Everything on the bus, Shoal's own state-change events included: a trigger may match them
+    // on purpose (start a workflow when another one ends); the handler matches each pattern.
     new Rule(this, "Triggers", {
       eventBus: this.bus,
       description: "Events for Shoal triggers (each trigger's pattern is matched in the handler)",
@@ -282,73 +350,56 @@ export class Shoal extends Construct {
       targets: [new LambdaFunction(trigger)],
     });
 
-    for (const q of this.deadLetterQueues) {
-      new Alarm(this, `Alarm-${q.node.id}`, {
-        alarmDescription: `messages in ${q.node.id}: a message failed too often`,
-        metric: q.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-    }
-    for (const [name, f] of Object.entries(this.functions)) {
-      new Alarm(this, `Alarm-errors-${name}`, {
-        alarmDescription: `errors of ${name}`,
-        metric: f.metricErrors({ period: Duration.minutes(5) }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-    }
-
+    let httpApi: HttpApi | undefined;
     if (props.apiMode === "functionUrl") {
-      const url = api.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM });
-      this.apiUrl = url.url;
+      this.apiUrl = api.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM }).url;
     } else {
-      const http = new HttpApi(this, "HttpApi", {
+      httpApi = new HttpApi(this, "HttpApi", {
         apiName: `${prefix}-api`,
-        defaultAuthorizer: new HttpIamAuthorizer(),
+        defaultAuthorizer: props.jwt
+          ? new HttpJwtAuthorizer("Jwt", props.jwt.issuer, {
+              authorizerName: `${prefix}-jwt`,
+              jwtAudience: props.jwt.audience,
+            })
+          : new HttpIamAuthorizer(),
       });
-      // Access logs of every API call (who, what, status), kept like the task logs.
-      const accessLogs = new LogGroup(this, "ApiAccessLogs", {
-        logGroupName: `/${prefix}/api-access`,
-        retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-        removalPolicy: removal,
-      });
-      const stage = http.defaultStage?.node.defaultChild as CfnStage | undefined;
-      if (stage) {
-        stage.accessLogSettings = {
-          destinationArn: accessLogs.logGroupArn,
-          format: JSON.stringify({
-            requestId: "$context.requestId",
-            ip: "$context.identity.sourceIp",
-            caller: "$context.identity.caller",
-            user: "$context.identity.user",
-            requestTime: "$context.requestTime",
-            method: "$context.httpMethod",
-            path: "$context.path",
-            status: "$context.status",
-            error: "$context.integrationErrorMessage",
-          }),
-        };
-      }
-      http.addRoutes({
+      addAccessLogs(this, httpApi, prefix, retention, props.jwt !== undefined);
+      httpApi.addRoutes({
         path: "/{proxy+}",
         methods: [HttpMethod.ANY],
         integration: new HttpLambdaIntegration("Api", api),
       });
-      this.apiUrl = http.apiEndpoint;
+      this.apiUrl = httpApi.apiEndpoint;
     }
+
+    this.monitoring = addMonitoring(this, {
+      prefix,
+      functions: this.functions,
+      ...(httpApi ? { httpApi } : {}),
+      taskQueues: tierQueues,
+      deadLetterQueues: this.deadLetterQueues,
+      tables: this.tables,
+      ...(this.ecsWorkers ? { ecs: this.ecsWorkers } : {}),
+      ...(props.alarmEmail !== undefined ? { alarmEmail: props.alarmEmail } : {}),
+    });
     this.suppressNagFindings();
-    new CfnOutput(Stack.of(this), "ApiUrl", { value: this.apiUrl });
-    new CfnOutput(Stack.of(this), "EventBusName", { value: this.bus.eventBusName });
+
+    // Read by `shoal config from-stack`: keep the keys.
+    const stack = Stack.of(this);
+    const output = (key: string, value: string) => new CfnOutput(stack, key, { value });
+    output("ApiUrl", this.apiUrl);
+    output("ApiAuth", props.jwt ? "jwt" : "iam");
+    output("Region", stack.region);
+    output("Prefix", prefix);
+    output("EventBusName", this.bus.eventBusName);
+    output("TaskLogGroup", this.taskLogs.logGroupName);
+    output("DashboardUrl", dashboardUrl(stack.region, prefix));
+    if (this.ecsWorkers) output("EcsCluster", this.ecsWorkers.cluster.clusterName);
   }
 
   /**
-   * cdk-nag AwsSolutions findings Shoal accepts on purpose, each with its reason (the test runs
-   * the checks and fails on any finding not listed here).
+   * cdk-nag AwsSolutions findings Shoal accepts on purpose, each with its reason (the tests run
+   * the checks and fail on any finding not listed here, in ecs-workers.ts or in monitoring.ts).
    */
   private suppressNagFindings(): void {
     // Stack-wide, so that policies CDK splits off at synthesis (overflow policies) are covered.
@@ -380,6 +431,7 @@ export class Shoal extends Construct {
             "Task log streams are created per task attempt under Shoal's own log group (<group>:*).",
           appliesTo: [{ regex: "/^Resource::<.*TaskLogs.*\\.Arn>:\\*$/g" }],
         },
+        ...TASK_TYPE_NAG_SUPPRESSIONS,
       ],
       true,
     );

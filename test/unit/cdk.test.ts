@@ -1,24 +1,29 @@
 /**
- * The CDK stack, synthesized offline (no AWS account, no Docker: esbuild bundles the handlers):
- * every table and index from lib/aws/resources.ts, queues with DLQs, functions on Node 22 arm64
- * with SQS event sources that report batch item failures, the sweeper's one-minute rule, the
- * HTTP API with IAM authorisation, and IAM statements without `*` actions.
+ * The default CDK stack, synthesized once, offline (no AWS account, no Docker: esbuild bundles
+ * the handlers): every table and index from lib/aws/resources.ts, queues with DLQs, functions on
+ * Node 22 arm64 with SQS event sources that report batch item failures and priority-weighted
+ * concurrency, the sweeper's one-minute rule, the HTTP API with IAM authorisation, IAM
+ * statements without `*` actions, the alarms and dashboard, and cdk-nag AwsSolutions.
+ * test/unit/cdk-options.test.ts covers the options.
  */
-import { App, Aspects } from "aws-cdk-lib";
+import { App, Aspects, type Stack } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { WORKER_CONCURRENCY } from "../../cdk/shoal.js";
 import { ShoalStack } from "../../cdk/shoal-stack.js";
-import { TABLE_ENV } from "../../lib/aws/config.js";
-import { TABLES } from "../../lib/aws/resources.js";
+import { ENV, METRICS, resourceNames, TABLE_ENV } from "../../lib/aws/config.js";
+import { TABLES, TTL_ATTRIBUTE } from "../../lib/aws/resources.js";
 import { PRIORITIES } from "../../lib/core/model.js";
 
 describe("ShoalStack", () => {
+  let stack: Stack;
   let t: Template;
   beforeAll(() => {
     const app = new App();
-    t = Template.fromStack(new ShoalStack(app, "Test", { shoal: { prefix: "t" } }));
+    stack = new ShoalStack(app, "Test", { shoal: { prefix: "t" } });
+    Aspects.of(app).add(new AwsSolutionsChecks());
+    t = Template.fromStack(stack);
   }, 120_000);
 
   it("declares every table of the shared description, on demand, with PITR and its indexes", () => {
@@ -78,11 +83,24 @@ describe("ShoalStack", () => {
     for (const m of mappings) {
       expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
     }
-    const workerLimits = mappings
-      .map((m) => m.Properties.ScalingConfig?.MaximumConcurrency)
-      .filter((n) => n !== undefined);
-    for (const p of PRIORITIES) expect(workerLimits).toContain(WORKER_CONCURRENCY[p]);
-    expect(WORKER_CONCURRENCY.HIGHEST).toBeGreaterThan(WORKER_CONCURRENCY.LOWEST);
+    // Each tier's mapping, found through its queue's name, has that tier's weight.
+    const resources = t.toJSON().Resources;
+    const tierOf = (m: (typeof mappings)[number]) => {
+      const queueId = m.Properties.EventSourceArn["Fn::GetAtt"][0];
+      const name = String(resources[queueId].Properties.QueueName);
+      return PRIORITIES.find((p) => name === `t-tasks-default-${p.toLowerCase()}`);
+    };
+    for (const p of PRIORITIES) {
+      const tier = mappings.filter((m) => tierOf(m) === p);
+      expect(tier).toHaveLength(1);
+      expect(tier[0]?.Properties.ScalingConfig).toEqual({
+        MaximumConcurrency: WORKER_CONCURRENCY[p],
+      });
+    }
+    const weights = PRIORITIES.map((p) => WORKER_CONCURRENCY[p]);
+    for (let i = 1; i < weights.length; i++) {
+      expect(weights[i]).toBeLessThan(weights[i - 1] as number);
+    }
   });
 
   it("fires the sweeper every minute and serves the API with IAM authorisation", () => {
@@ -106,24 +124,68 @@ describe("ShoalStack", () => {
     }
   });
 
-  it("alarms on every dead-letter queue", () => {
+  it("alarms on every dead-letter queue, every function's errors and late schedules", () => {
     const alarms = Object.values(t.findResources("AWS::CloudWatch::Alarm"));
     const dlqAlarms = alarms.filter((a) =>
       String(a.Properties.AlarmDescription).startsWith("messages in Dlq-"),
     );
     expect(dlqAlarms).toHaveLength(2 + PRIORITIES.length);
+    const errorAlarms = alarms.filter((a) =>
+      String(a.Properties.AlarmDescription).startsWith("errors of "),
+    );
+    expect(errorAlarms).toHaveLength(5);
+    const lateness = alarms.filter((a) => a.Properties.MetricName === METRICS.fireLatenessMs);
+    expect(lateness).toHaveLength(1);
+    expect(lateness[0]?.Properties.TreatMissingData).toBe("breaching");
+    // Without alarmEmail: no topic, no actions.
+    t.resourceCountIs("AWS::SNS::Topic", 0);
+    for (const a of alarms) expect(a.Properties.AlarmActions).toBeUndefined();
   });
-});
 
-describe("cdk-nag AwsSolutions", () => {
-  it("finds nothing that is not suppressed with a reason in cdk/shoal.ts", () => {
-    const app = new App();
-    const stack = new ShoalStack(app, "Nag", { shoal: { prefix: "n" } });
-    Aspects.of(app).add(new AwsSolutionsChecks());
+  it("has a dashboard, no ECS, and the outputs `shoal config from-stack` reads", () => {
+    t.hasResourceProperties("AWS::CloudWatch::Dashboard", { DashboardName: "t" });
+    t.resourceCountIs("AWS::ECS::Cluster", 0);
+    t.resourceCountIs("AWS::EC2::VPC", 0);
+    const outputs = t.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs).sort()).toEqual(
+      [
+        "ApiAuth",
+        "ApiUrl",
+        "DashboardUrl",
+        "EventBusName",
+        "Prefix",
+        "Region",
+        "TaskLogGroup",
+      ].sort(),
+    );
+    expect(outputs.ApiAuth?.Value).toBe("iam");
+    t.hasResourceProperties("AWS::Logs::LogGroup", {
+      LogGroupName: "/t/tasks",
+      RetentionInDays: 30,
+    });
+  });
+
+  it("keeps finished instances 90 days and tells every function the event bus", () => {
+    for (const spec of TABLES.filter((s) => s.ttl)) {
+      t.hasResourceProperties("AWS::DynamoDB::Table", {
+        TableName: resourceNames("t").tables[spec.logical],
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      });
+    }
+    const fns = Object.values(t.findResources("AWS::Lambda::Function")).filter((f) =>
+      String(f.Properties?.FunctionName ?? "").startsWith("t-"),
+    );
+    for (const f of fns) {
+      expect(f.Properties.Environment.Variables[ENV.instanceRetentionDays]).toBe("90");
+      expect(f.Properties.Environment.Variables[ENV.eventBus]).toBeDefined();
+    }
+  });
+
+  it("finds no cdk-nag AwsSolutions error that is not suppressed with a reason", () => {
     const errors = Annotations.fromStack(stack).findError(
       "*",
       Match.stringLikeRegexp("AwsSolutions-.*"),
     );
     expect(errors.map((e) => `${e.id}: ${String(e.entry.data).slice(0, 120)}`)).toEqual([]);
-  }, 120_000);
+  });
 });
