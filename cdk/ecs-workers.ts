@@ -233,6 +233,20 @@ export class EcsWorkers extends Construct {
       linuxParameters: new LinuxParameters(this, "Linux", { initProcessEnabled: true }),
     });
     for (const q of props.queues) q.grantConsumeMessages(this.taskDefinition.taskRole);
+    // Scale-in protection while a container runs tasks (lib/standalone/task-protection.ts).
+    this.taskDefinition.addToTaskRolePolicy(
+      new PolicyStatement({
+        actions: ["ecs:UpdateTaskProtection", "ecs:GetTaskProtection"],
+        resources: [
+          Stack.of(this).formatArn({
+            service: "ecs",
+            resource: "task",
+            // The literal name (clusterName is a token): the grant names the cluster.
+            resourceName: `${prefix}-workers/*`,
+          }),
+        ],
+      }),
+    );
 
     this.service = new FargateService(this, "Service", {
       cluster: this.cluster,
@@ -338,6 +352,18 @@ export class EcsWorkers extends Construct {
           reason:
             "ecr:GetAuthorizationToken has no resource-level permissions (it must be '*'); the execution role pulls only the worker image.",
           appliesTo: ["Resource::*"],
+        },
+      ],
+      true,
+    );
+    NagSuppressions.addResourceSuppressions(
+      this.taskDefinition.taskRole,
+      [
+        {
+          id: "AwsSolutions-IAM5",
+          reason:
+            "A worker protects its own task from scale-in (ecs:UpdateTaskProtection); task ids are random, so the resource is the cluster's tasks (task/<cluster>/*).",
+          appliesTo: [{ regex: "/^Resource::arn:<AWS::Partition>:ecs:.*:task\\/.*\\/\\*$/g" }],
         },
       ],
       true,

@@ -11,6 +11,7 @@ import { loadConfig } from "../aws/config.js";
 import { ensureTaskQueues } from "../aws/resources.js";
 import { createRuntime, setRuntime } from "../runtime/runtime.js";
 import { QueuePoller } from "./poller.js";
+import { TaskProtection } from "./task-protection.js";
 
 /**
  * Reads `.shoal/endpoints.env` (or `SHOAL_ENV_FILE`) into the environment when no endpoint is
@@ -54,6 +55,14 @@ export async function runWorkerProcess(opts: {
           ),
         ),
       );
+  // In an ECS service: no scale-in of a container while it runs tasks.
+  const protection = process.env.ECS_AGENT_URI
+    ? new TaskProtection({ agentUri: process.env.ECS_AGENT_URI, log: runtime.api.log })
+    : undefined;
+  const run = (records: Parameters<typeof runtime.worker.handleBatch>[0]) =>
+    protection
+      ? protection.around(() => runtime.worker.handleBatch(records))
+      : runtime.worker.handleBatch(records);
   const poller = new QueuePoller({
     sqs: sqsClient(),
     queueUrls: urls,
@@ -66,7 +75,7 @@ export async function runWorkerProcess(opts: {
     // renewals, the first of which extends it (lib/engine/worker.ts).
     receiveVisibilitySeconds: Math.max(20, Math.ceil((config.leaseRenewMs / 1000) * 2)),
     region: process.env.AWS_REGION ?? "us-east-1",
-    handler: (event) => runtime.worker.handleBatch(event.Records),
+    handler: (event) => run(event.Records),
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),
   });
   poller.start();
@@ -81,6 +90,7 @@ export async function runWorkerProcess(opts: {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       runtime.worker.shutdown();
+      protection?.stop();
       poller.stop(6_000).then(done, done);
     };
     process.on("SIGINT", onSignal);

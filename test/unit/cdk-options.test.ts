@@ -85,6 +85,17 @@ describe("ShoalStack with every option", () => {
     expect(service.Properties.DesiredCount).toBeUndefined();
   });
 
+  it("lets a worker protect its own task from scale-in, on the cluster's tasks only", () => {
+    const statements = of("AWS::IAM::Policy").flatMap(
+      ([, p]) => p.Properties.PolicyDocument.Statement as Cfn[],
+    );
+    const protect = statements.find((st) =>
+      [st.Action].flat().includes("ecs:UpdateTaskProtection"),
+    );
+    expect(protect).toBeDefined();
+    expect(JSON.stringify(protect.Resource)).toContain(":task/o-workers/*");
+  });
+
   it("networks without NAT gateways: public subnets only, no ingress, flow logs", () => {
     t.resourceCountIs("AWS::EC2::NatGateway", 0);
     t.resourceCountIs("AWS::EC2::VPC", 1);
