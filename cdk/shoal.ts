@@ -30,6 +30,7 @@ import { Construct } from "constructs";
 import { ENV, resourceNames, TABLE_ENV } from "../lib/aws/config.js";
 import { QUEUE_SETTINGS, TABLES, TTL_ATTRIBUTE } from "../lib/aws/resources.js";
 import { PRIORITIES, type Priority } from "../lib/core/model.js";
+import { EVENT_SOURCE, TRIGGER_DETAIL_TYPES } from "../lib/core/state-events.js";
 import {
   type EcsWorkerOptions,
   EcsWorkers,
@@ -341,12 +342,20 @@ export class Shoal extends Construct {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(sweeper)],
     });
-    // Everything on the bus, Shoal's own state-change events included: a trigger may match them
-    // on purpose (start a workflow when another one ends); the handler matches each pattern.
+    // Every event put on the bus, and Shoal's own instance and misfire events (a trigger may
+    // start a workflow when another one ends), but not its task events (one per task: the
+    // handler would run for each). The handler matches each trigger's pattern. Standalone's bus
+    // applies the same rule (TRIGGER_DETAIL_TYPES).
     new Rule(this, "Triggers", {
       eventBus: this.bus,
       description: "Events for Shoal triggers (each trigger's pattern is matched in the handler)",
-      eventPattern: { source: Match.prefix("") },
+      eventPattern: { source: Match.anythingBut(EVENT_SOURCE) },
+      targets: [new LambdaFunction(trigger)],
+    });
+    new Rule(this, "TriggersOnShoalEvents", {
+      eventBus: this.bus,
+      description: "Shoal's instance and misfire events for triggers",
+      eventPattern: { source: [EVENT_SOURCE], detailType: [...TRIGGER_DETAIL_TYPES] },
       targets: [new LambdaFunction(trigger)],
     });
 

@@ -20,6 +20,23 @@ export const DETAIL_TYPES = {
   misfire: "Shoal Schedule Misfire",
 } as const;
 
+/**
+ * Shoal's own events that triggers see (on AWS through the bus's trigger rule, in standalone
+ * through the in-process bus): instance changes and misfires. Task events are left out: one per
+ * finished task would invoke the trigger handler for every task.
+ */
+export const TRIGGER_DETAIL_TYPES: readonly string[] = [
+  DETAIL_TYPES.instance,
+  DETAIL_TYPES.misfire,
+];
+
+/** True when triggers see `event` (every event not from Shoal, and {@link TRIGGER_DETAIL_TYPES}). */
+export function reachesTriggers(event: Record<string, unknown>): boolean {
+  return (
+    event.source !== EVENT_SOURCE || TRIGGER_DETAIL_TYPES.includes(String(event["detail-type"]))
+  );
+}
+
 /** Version of the detail schemas below. */
 export const SCHEMA_VERSION = 1;
 

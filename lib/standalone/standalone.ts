@@ -16,6 +16,7 @@ import {
   ensureTables,
   ensureTaskQueues,
 } from "../aws/resources.js";
+import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
 import { structuredLog } from "../runtime/log.js";
 import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
@@ -121,7 +122,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log: structuredLog });
     const runtime = createRuntime(loadConfig(), { events: bus });
     runtime.api.bus = bus;
-    bus.subscribe((event) => deliverEvent(runtime.api, event));
+    bus.subscribe(async (event) =>
+      reachesTriggers(event) ? deliverEvent(runtime.api, event) : [],
+    );
     setRuntime(runtime);
     cleanup.unshift(() => bus.drain());
     const log = opts.quiet ? () => {} : runtime.api.log;

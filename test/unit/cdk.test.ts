@@ -111,6 +111,21 @@ describe("ShoalStack", () => {
     });
   });
 
+  it("sends the trigger handler every event put on the bus and Shoal's instance and misfire events", () => {
+    const rules = Object.values(t.findResources("AWS::Events::Rule"))
+      .map((r) => r.Properties)
+      .filter((p) => p.EventBusName !== undefined);
+    const patterns = rules.map((p) => p.EventPattern);
+    expect(patterns).toContainEqual({ source: [{ "anything-but": ["shoal"] }] });
+    expect(patterns).toContainEqual({
+      source: ["shoal"],
+      "detail-type": ["Shoal Workflow Instance State Change", "Shoal Schedule Misfire"],
+    });
+    for (const p of rules) {
+      expect(JSON.stringify(p.Targets)).toMatch(/Fntrigger/);
+    }
+  });
+
   it("grants no '*' action and no '*' resource for data access", () => {
     for (const policy of Object.values(t.findResources("AWS::IAM::Policy"))) {
       for (const st of policy.Properties.PolicyDocument.Statement) {

@@ -14,6 +14,7 @@ import {
   DETAIL_TYPES,
   instanceStateEvent,
   misfireEvent,
+  reachesTriggers,
   type StateEvent,
   taskStateEvent,
 } from "../../lib/core/state-events.js";
@@ -273,6 +274,13 @@ describe("state-change event details", () => {
       parentInstanceId: "p-1",
       failedTasks: ["load"],
     });
+  });
+
+  it("triggers see other sources' events and Shoal's instance and misfire events, not task events", () => {
+    expect(reachesTriggers({ source: "acme.orders", "detail-type": "Order Placed" })).toBe(true);
+    expect(reachesTriggers({ source: "shoal", "detail-type": DETAIL_TYPES.instance })).toBe(true);
+    expect(reachesTriggers({ source: "shoal", "detail-type": DETAIL_TYPES.misfire })).toBe(true);
+    expect(reachesTriggers({ source: "shoal", "detail-type": DETAIL_TYPES.task })).toBe(false);
   });
 
   it("a misfire event says how late the decision was", () => {
