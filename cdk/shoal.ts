@@ -331,7 +331,6 @@ export class Shoal extends Construct {
       rw(w, ["instances", "tasks"]);
       this.eventsQueue.grantSendMessages(w);
       this.taskLogs.grantWrite(w);
-      this.bus.grantPutEventsTo(w);
       for (const st of taskStatements) w.grantPrincipal.addToPrincipalPolicy(st);
     }
     for (const { queue: q } of tierQueues) {

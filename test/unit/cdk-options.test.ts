@@ -318,8 +318,8 @@ describe("ShoalStack with every option", () => {
         [s.Action].flat().includes("events:PutEvents"),
       ),
     );
-    // dispatcher, sweeper, worker, ECS task role.
-    expect(busGrants).toHaveLength(4);
+    // Only the publishers: dispatcher (instance and task events) and sweeper (misfires).
+    expect(busGrants).toHaveLength(2);
   });
 
   it("outputs what `shoal config from-stack` reads", () => {
