@@ -5,8 +5,8 @@
  * CloudWatch dashboard. Everything is created in the caller's scope, so the alarms keep the
  * logical ids they had when they lived in cdk/shoal.ts.
  */
-import { Duration, RemovalPolicy } from "aws-cdk-lib";
-import type { CfnStage, HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
+import { Duration } from "aws-cdk-lib";
+import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import {
   Alarm,
   ComparisonOperator,
@@ -20,7 +20,7 @@ import {
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
@@ -54,43 +54,6 @@ export function logRetention(days: number | undefined): RetentionDays {
     );
   }
   return days as RetentionDays;
-}
-
-/**
- * Access logs of every HTTP API call (who, what, status) in `/<prefix>/api-access`, kept like
- * the task logs; with JWT authorisation also the token's subject.
- */
-export function addAccessLogs(
-  scope: Construct,
-  http: HttpApi,
-  prefix: string,
-  retention: RetentionDays,
-  jwt: boolean,
-): LogGroup {
-  const accessLogs = new LogGroup(scope, "ApiAccessLogs", {
-    logGroupName: `/${prefix}/api-access`,
-    retention,
-    removalPolicy: RemovalPolicy.RETAIN,
-  });
-  const stage = http.defaultStage?.node.defaultChild as CfnStage | undefined;
-  if (stage) {
-    stage.accessLogSettings = {
-      destinationArn: accessLogs.logGroupArn,
-      format: JSON.stringify({
-        requestId: "$context.requestId",
-        ip: "$context.identity.sourceIp",
-        caller: "$context.identity.caller",
-        user: "$context.identity.user",
-        ...(jwt ? { sub: "$context.authorizer.claims.sub" } : {}),
-        requestTime: "$context.requestTime",
-        method: "$context.httpMethod",
-        path: "$context.path",
-        status: "$context.status",
-        error: "$context.integrationErrorMessage",
-      }),
-    };
-  }
-  return accessLogs;
 }
 
 /** One task queue with its worker group and priority tier. */

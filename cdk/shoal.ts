@@ -7,9 +7,6 @@
  */
 import { fileURLToPath } from "node:url";
 import { CfnOutput, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
-import { HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
-import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
-import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import {
   AttributeType,
   BillingMode,
@@ -20,7 +17,7 @@ import {
 import { EventBus, Match, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { IGrantable } from "aws-cdk-lib/aws-iam";
-import { Architecture, FunctionUrlAuthType, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
@@ -31,21 +28,16 @@ import { ENV, resourceNames, TABLE_ENV } from "../lib/aws/config.js";
 import { QUEUE_SETTINGS, TABLES, TTL_ATTRIBUTE } from "../lib/aws/resources.js";
 import { PRIORITIES, type Priority } from "../lib/core/model.js";
 import { EVENT_SOURCE, TRIGGER_DETAIL_TYPES } from "../lib/core/state-events.js";
+import { addApi } from "./api.js";
+import { type EcsWorkerOptions, EcsWorkers, ecsWorkerSettings } from "./ecs-workers.js";
 import {
-  type EcsWorkerOptions,
-  EcsWorkers,
-  ecsWorkerSettings,
-  TASK_TYPE_NAG_SUPPRESSIONS,
-  taskTypeStatements,
-} from "./ecs-workers.js";
-import {
-  addAccessLogs,
   addMonitoring,
   dashboardUrl,
   logRetention,
   type ShoalMonitoring,
   type TierQueue,
 } from "./monitoring.js";
+import { TASK_TYPE_NAG_SUPPRESSIONS, taskTypeStatements } from "./task-permissions.js";
 
 /** Options of the {@link Shoal} construct (context flags: cdk/app.ts, cdk/README.md). */
 export interface ShoalProps {
@@ -358,27 +350,14 @@ export class Shoal extends Construct {
       targets: [new LambdaFunction(trigger)],
     });
 
-    let httpApi: HttpApi | undefined;
-    if (props.apiMode === "functionUrl") {
-      this.apiUrl = api.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM }).url;
-    } else {
-      httpApi = new HttpApi(this, "HttpApi", {
-        apiName: `${prefix}-api`,
-        defaultAuthorizer: props.jwt
-          ? new HttpJwtAuthorizer("Jwt", props.jwt.issuer, {
-              authorizerName: `${prefix}-jwt`,
-              jwtAudience: props.jwt.audience,
-            })
-          : new HttpIamAuthorizer(),
-      });
-      addAccessLogs(this, httpApi, prefix, retention, props.jwt !== undefined);
-      httpApi.addRoutes({
-        path: "/{proxy+}",
-        methods: [HttpMethod.ANY],
-        integration: new HttpLambdaIntegration("Api", api),
-      });
-      this.apiUrl = httpApi.apiEndpoint;
-    }
+    const front = addApi(this, api, {
+      prefix,
+      ...(props.apiMode ? { mode: props.apiMode } : {}),
+      ...(props.jwt ? { jwt: props.jwt } : {}),
+      retention,
+    });
+    this.apiUrl = front.url;
+    const httpApi = front.httpApi;
 
     this.monitoring = addMonitoring(this, {
       prefix,
