@@ -82,7 +82,7 @@ async function fromStack(ctx: CliContext, stack: string): Promise<void> {
   const flags = ctx.flags();
   const region = flags.region || ctx.env.AWS_REGION || ctx.env.AWS_DEFAULT_REGION || undefined;
   const profile = flags.profile || ctx.env.AWS_PROFILE || undefined;
-  const cf = cloudFormationClient({
+  const cf = await cloudFormationClient({
     ...(region ? { region } : {}),
     ...(profile ? { profile } : {}),
   });
