@@ -30,6 +30,11 @@ export const ENV = {
   taskLogGroup: "SHOAL_TASK_LOG_GROUP",
   /** EventBridge bus that state-change events go to (on AWS); unset: no bus (standalone: in-process). */
   eventBus: "SHOAL_EVENT_BUS",
+  /**
+   * The API of the `shoal standalone` this process runs next to (written to its endpoints.env):
+   * a `shoal sweeper` sends its misfire events there, onto the standalone's bus.
+   */
+  standaloneUrl: "SHOAL_STANDALONE_URL",
   /** Days a finished instance is kept before DynamoDB TTL deletes it; unset or 0: kept forever. */
   instanceRetentionDays: "SHOAL_INSTANCE_RETENTION_DAYS",
 } as const;

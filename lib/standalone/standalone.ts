@@ -111,12 +111,14 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const env = standaloneEnv(em, dataDir, eventsUrl);
     Object.assign(process.env, env);
     const envFile = resolve(dataDir, "endpoints.env");
-    writeFileSync(
-      envFile,
-      `${Object.entries(env)
-        .map(([k, v]) => `${k}=${v}`)
-        .join("\n")}\n`,
-    );
+    const writeEnvFile = (extra: Record<string, string> = {}) =>
+      writeFileSync(
+        envFile,
+        `${Object.entries({ ...env, ...extra })
+          .map(([k, v]) => `${k}=${v}`)
+          .join("\n")}\n`,
+      );
+    writeEnvFile();
     // Shoal's state-change events and POST /v1/events meet on one in-process bus, which
     // delivers them to the triggers as EventBridge does on AWS.
     const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log: structuredLog });
@@ -207,6 +209,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         }),
     );
     const apiUrl = `http://localhost:${port}`;
+    // Now that the port is known: `shoal sweeper`s started next to this one send their misfire
+    // events to its bus (lib/events/http-publisher.ts).
+    writeEnvFile({ [ENV.standaloneUrl]: apiUrl });
 
     let examples: string[] = [];
     if (opts.examples) {

@@ -5,6 +5,9 @@
  * `shoal worker`, it takes its configuration from the environment or `.shoal/endpoints.env`.
  */
 import { hostname } from "node:os";
+import { ENV, loadConfig } from "../aws/config.js";
+import { HttpEventPublisher } from "../events/http-publisher.js";
+import { structuredLog } from "../runtime/log.js";
 import { createRuntime, setRuntime } from "../runtime/runtime.js";
 import { loadEndpointsFile } from "./worker-process.js";
 
@@ -14,7 +17,15 @@ export async function runSweeperProcess(opts: {
   quiet?: boolean;
 }): Promise<void> {
   const file = loadEndpointsFile();
-  const runtime = createRuntime();
+  const config = loadConfig();
+  // Next to a standalone (and no EventBridge bus): misfire events go to its bus over HTTP.
+  const standalone = process.env[ENV.standaloneUrl];
+  const runtime = createRuntime(
+    config,
+    standalone && !config.eventBus
+      ? { events: new HttpEventPublisher({ url: standalone, log: structuredLog }) }
+      : {},
+  );
   setRuntime(runtime);
   const owner = `${hostname()}:${process.pid}`;
   // Fires due within the look-ahead are signalled now with an SQS delay (1 s, as standalone).

@@ -131,6 +131,14 @@ describe("schedules with shoal sweeper processes", () => {
     const a = inGap(await fires(all));
     expect(s.length).toBeGreaterThanOrEqual(5);
     expect(s.every((x) => x.decision === "SKIPPED_MISFIRE")).toBe(true);
+    // The sweeper process sent them to the standalone's bus as "Shoal Schedule Misfire" events.
+    const events = (
+      await api(sa.url, "GET", "/v1/events/recent?limit=1000&detailType=Shoal%20Schedule%20Misfire")
+    ).body.items as Array<{ detail: { scheduleId: string; nominalTime: string; outcome: string } }>;
+    const missed = new Set(
+      events.filter((e) => e.detail.scheduleId === skip).map((e) => e.detail.nominalTime),
+    );
+    for (const f of s) expect(missed.has(f.nominalTime), f.nominalTime).toBe(true);
     expect(o.filter((x) => x.decision === "FIRED").length).toBeLessThanOrEqual(1);
     expect(o.filter((x) => x.decision === "SKIPPED_MISFIRE").length).toBeGreaterThanOrEqual(5);
     expect(a.length).toBeGreaterThanOrEqual(5);
