@@ -8,10 +8,10 @@ import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { depthSteps, ECS_STOP_TIMEOUT_SECONDS } from "../../cdk/ecs-workers.js";
-import { taskTypeStatements } from "../../cdk/task-permissions.js";
 import { LATENESS_THRESHOLD_MS, RETENTION_DAYS } from "../../cdk/monitoring.js";
 import type { ShoalProps } from "../../cdk/shoal.js";
 import { ShoalStack, shoalPropsFromContext } from "../../cdk/shoal-stack.js";
+import { taskTypeStatements } from "../../cdk/task-permissions.js";
 import { ENV, METRICS, TABLE_ENV } from "../../lib/aws/config.js";
 import { PRIORITIES } from "../../lib/core/model.js";
 
