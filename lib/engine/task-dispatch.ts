@@ -198,8 +198,11 @@ export async function sendPending(deps: SendDeps, p: PendingSend): Promise<void>
 
 /**
  * The gate's callback when a task-group slot goes to a waiting task: the task moves from
- * SUBMITTED to DISPATCHED and its message is sent. False when the task no longer waits
- * (stopped, paused or already sent): the gate frees the slot again.
+ * SUBMITTED to DISPATCHED and its message is sent. Idempotent, because a grant may finish what a
+ * crashed granter began: a task already DISPATCHED is sent again (its worker's claim fences the
+ * duplicate), a RUNNING one keeps the slot without a send.
+ * @returns false when the task no longer waits (stopped, paused, finished): the gate frees the
+ *   slot again.
  */
 export async function grantTaskGroupSlot(deps: SendDeps, w: TaskGroupWaiter): Promise<boolean> {
   const p = JSON.parse(w.payload) as PendingSend;
@@ -207,7 +210,14 @@ export async function grantTaskGroupSlot(deps: SendDeps, w: TaskGroupWaiter): Pr
   // DISPATCHED marks "holds a slot and was sent" (also for a delayed retry): the sweeper's
   // reconcile frees the slot of a holder still SUBMITTED after its grace period.
   const moved = await deps.store.updateTask(key, ["SUBMITTED"], { state: "DISPATCHED" });
-  if (!moved) return false;
+  if (!moved) {
+    // A grant finishing what a crashed granter began: DISPATCHED may not have been sent yet, so
+    // send it (again: a duplicate message is fenced by the worker's claim). RUNNING was sent;
+    // anything else (stopped, paused, finished) no longer wants the slot.
+    const t = await deps.store.getTaskInstance(key.instanceId, key.code, key.attempt);
+    if (t?.state === "RUNNING") return true;
+    if (t?.state !== "DISPATCHED") return false;
+  }
   await sendPending(deps, p);
   return true;
 }

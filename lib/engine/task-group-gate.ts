@@ -5,6 +5,7 @@
  * TaskGroupQueue ordered by task-group priority). Built only on the single-item conditional
  * writes of a TaskGroupStore, so any number of dispatchers may call it concurrently.
  */
+import { randomUUID } from "node:crypto";
 import {
   isBeingDeleted,
   sameHolder,
@@ -43,12 +44,19 @@ export interface TaskGroupGateOptions {
    */
   reconcileGraceMs?: number;
   /**
+   * A waiter's claim older than this is taken over by the next grant (its granter died before
+   * sending the task and deleting the waiter), ms (default 30,000).
+   */
+  claimStaleMs?: number;
+  /**
    * How long acquire waits for a concurrent delete of the group to finish or give up, ms
    * (default 2,000); it polls the head every 20 ms.
    */
   deleteSettleMs?: number;
 }
 
+/** Waiters a grant reads to find one that no other granter is busy with. */
+const CLAIM_SCAN = 10;
 /** A grant gives up after this many claimed waiters for whom no slot could be taken. */
 const MAX_MISSES = 3;
 /** Upper bound on the rounds of one grant call (reconcile picks up the rest). */
@@ -91,25 +99,26 @@ function freeIndexes(capacity: number, slots: readonly TaskGroupSlot[]): number[
  * - acquire taking a slot directly vs a waiter queueing ahead of it: the waiter's later read
  *   sees the slot taken and it waits; at worst one grant went out of priority order, never a
  *   lost one.
- * - two grants: both may read the same head waiter; deleting it is conditional, so exactly one
- *   claims it, and the other reads again.
- * - a grant that claimed a waiter but lost every free slot to a direct acquirer puts the waiter
- *   back and reads again: a release that happened while the waiter was claimed (and so did not
- *   see it) is seen by that read.
+ * - two grants: both may read the same head waiter; claiming it is a conditional write, so
+ *   exactly one claims it, and the other takes the next unclaimed waiter or reads again.
+ * - a grant that claimed a waiter but lost every free slot to a direct acquirer drops its claim
+ *   and reads again: a release that happened while the waiter was claimed (and so did not see
+ *   it) is seen by that read.
  * - onGranted returning false frees the slot, then the loop reads again.
  * What remains — a dispatcher that crashed between two of these writes, a grant that gave up
  * after MAX_MISSES, a callback that threw, a release that never came — is repaired by
  * `reconcile`, which the sweeper runs every sweep: it frees slots of holders that are not live
- * and grants every group. One gap it cannot close alone: a granter that crashes after claiming
- * (deleting) a waiter and before onGranted finished leaves a task that still waits for its group
- * with no waiter item (and, after reconcile, no slot); its owner must call `acquire` again for
- * tasks that wait too long (acquire is idempotent).
+ * and grants every group. A granter that crashes after claiming a waiter leaves the waiter
+ * (deleted only after onGranted), with a claim that goes stale after `claimStaleMs` and at worst
+ * a slot for it: the next grant claims it again and finishes (onGranted must be idempotent), or
+ * reconcile frees the slot and a later grant gives it another.
  */
 export class TaskGroupGate {
   private readonly now: () => number;
   private readonly onGranted: OnGranted | undefined;
   private readonly graceMs: number;
   private readonly settleMs: number;
+  private readonly claimStaleMs: number;
 
   constructor(
     private readonly store: TaskGroupStore,
@@ -119,6 +128,7 @@ export class TaskGroupGate {
     this.onGranted = opts.onGranted;
     this.graceMs = opts.reconcileGraceMs ?? 30_000;
     this.settleMs = opts.deleteSettleMs ?? 2_000;
+    this.claimStaleMs = opts.claimStaleMs ?? 30_000;
   }
 
   /**
@@ -304,40 +314,55 @@ export class TaskGroupGate {
         if (!onGranted) break;
       }
       const free = freeIndexes(g.capacity, slots);
-      if (free.length === 0) break;
-      const [head] = await this.store.firstWaiters(group, 1);
+      const held = (w: TaskGroupWaiterKey) => slots.find((s) => sameHolder(s.holder, w));
+      // Claimed by a granter that died mid-way: finished by this grant, even without a free slot
+      // when the waiter holds one already.
+      const now = this.now();
+      const waiters = await this.store.firstWaiters(group, CLAIM_SCAN);
+      const head = waiters.find(
+        (w) =>
+          (w.claimedAt === undefined || w.claimedAt < now - this.claimStaleMs) &&
+          (free.length > 0 || held(w)),
+      );
       if (!head) break;
       const isSelf = self !== undefined && sameWaiter(head, self);
-      if (!isSelf && !onGranted) break;
-      if (!(await this.store.deleteWaiter(head))) continue; // another granter claimed it
-      if (slots.some((s) => sameHolder(s.holder, head))) {
-        // Queued again by a repeated acquire after it got its slot: the holder has one already,
-        // and whoever gave it that slot sent the task.
+      if (isSelf) {
+        // acquire's own waiter: its caller sends the task, so the claim is the delete.
+        if (!(await this.store.deleteWaiter(head))) continue;
+        if (held(head) || (await this.takeFirst(group, free, head)) !== undefined) {
+          selfGranted = true;
+          self = undefined;
+          if (!onGranted) break;
+        } else {
+          await this.store.putWaiter(head);
+          misses++;
+        }
         continue;
       }
-      const index = await this.takeFirst(group, free, head);
+      if (!onGranted) break;
+      // Claim, take a slot, send, and only then delete the waiter: a crash at any point leaves
+      // the waiter (its claim goes stale) and at worst a slot reconcile frees, never a task that
+      // waits with no waiter left.
+      const token = randomUUID();
+      if (!(await this.store.claimWaiter(head, token, now, now - this.claimStaleMs))) continue;
+      const had = held(head)?.index;
+      const index = had ?? (await this.takeFirst(group, free, head));
       if (index === undefined) {
-        await this.store.putWaiter(head);
+        await this.store.unclaimWaiter(head, token);
         misses++;
         continue;
       }
-      if (isSelf) {
-        selfGranted = true;
-        self = undefined;
-        if (!onGranted) break;
-        continue;
-      }
-      if (!onGranted) break; // unreachable: checked above
       let wanted: boolean;
       try {
         wanted = await onGranted(head);
       } catch (e) {
-        await this.store.freeSlot(group, index, head);
-        await this.store.putWaiter(head);
+        if (had === undefined) await this.store.freeSlot(group, index, head);
+        await this.store.unclaimWaiter(head, token);
         throw e;
       }
       if (wanted) granted++;
       else await this.store.freeSlot(group, index, head);
+      await this.store.deleteWaiter(head);
     }
     return { granted, self: selfGranted };
   }

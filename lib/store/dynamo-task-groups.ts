@@ -256,7 +256,7 @@ export class DynamoTaskGroups implements TaskGroupStore {
     const r = await this.db.send(
       new GetCommand({ TableName: this.table, Key: waiterKey(key), ConsistentRead: true }),
     );
-    return r.Item ? strip<TaskGroupWaiter>(r.Item, "pk", "sk") : undefined;
+    return r.Item ? strip<TaskGroupWaiter>(r.Item, "pk", "sk", "claimToken") : undefined;
   }
 
   async firstWaiters(group: string, limit: number): Promise<TaskGroupWaiter[]> {
@@ -267,7 +267,9 @@ export class DynamoTaskGroups implements TaskGroupStore {
         Limit: limit,
       }),
     );
-    return ((r.Items ?? []) as Item[]).map((i) => strip<TaskGroupWaiter>(i, "pk", "sk"));
+    return ((r.Items ?? []) as Item[]).map((i) =>
+      strip<TaskGroupWaiter>(i, "pk", "sk", "claimToken"),
+    );
   }
 
   deleteWaiter(key: TaskGroupWaiterKey): Promise<boolean> {
@@ -277,6 +279,40 @@ export class DynamoTaskGroups implements TaskGroupStore {
           TableName: this.table,
           Key: waiterKey(key),
           ConditionExpression: "attribute_exists(sk)",
+        }),
+      ),
+    );
+  }
+
+  async claimWaiter(
+    key: TaskGroupWaiterKey,
+    token: string,
+    now: number,
+    staleBefore: number,
+  ): Promise<boolean> {
+    return conditional(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: waiterKey(key),
+          UpdateExpression: "SET claimedAt = :now, claimToken = :t",
+          ConditionExpression:
+            "attribute_exists(sk) AND (attribute_not_exists(claimedAt) OR claimedAt < :stale)",
+          ExpressionAttributeValues: { ":now": now, ":t": token, ":stale": staleBefore },
+        }),
+      ),
+    );
+  }
+
+  async unclaimWaiter(key: TaskGroupWaiterKey, token: string): Promise<void> {
+    await conditional(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: waiterKey(key),
+          UpdateExpression: "REMOVE claimedAt, claimToken",
+          ConditionExpression: "claimToken = :t",
+          ExpressionAttributeValues: { ":t": token },
         }),
       ),
     );

@@ -67,10 +67,16 @@ export interface TaskGroupWaiter extends TaskGroupHolder {
   queuedAt: number;
   /** Opaque JSON the dispatcher needs to send the task later; < 300 KB. */
   payload: string;
+  /**
+   * Set while a granter is giving this waiter a slot (`claimWaiter`), epoch ms; the waiter is
+   * deleted only after its task was sent, so a granter that dies mid-way leaves it here and a
+   * later grant takes over once the claim is stale.
+   */
+  claimedAt?: number;
 }
 
 /** What identifies a waiter item (all its ordering fields). */
-export type TaskGroupWaiterKey = Omit<TaskGroupWaiter, "payload">;
+export type TaskGroupWaiterKey = Omit<TaskGroupWaiter, "payload" | "claimedAt">;
 
 /** A taken slot. `index` is 0-based; slots at or above a lowered capacity may still be held. */
 export interface TaskGroupSlot {
@@ -134,6 +140,19 @@ export interface TaskGroupStore {
   firstWaiters(group: string, limit: number): Promise<TaskGroupWaiter[]>;
   /** Removes the waiter. @returns true only for the caller that removed it. */
   deleteWaiter(key: TaskGroupWaiterKey): Promise<boolean>;
+  /**
+   * Claims the waiter for one granter: sets `claimedAt = now` and the granter's `token` if the
+   * waiter exists and is unclaimed or its claim is older than `staleBefore` (epoch ms).
+   * @returns false when it is gone or another granter's claim is still fresh.
+   */
+  claimWaiter(
+    key: TaskGroupWaiterKey,
+    token: string,
+    now: number,
+    staleBefore: number,
+  ): Promise<boolean>;
+  /** Drops the claim `token` made (the granter found no slot); a newer claim is left alone. */
+  unclaimWaiter(key: TaskGroupWaiterKey, token: string): Promise<void>;
 
   /** Held slots (any index) and waiters. */
   counts(group: string): Promise<TaskGroupCounts>;
