@@ -12,7 +12,7 @@ import { INDEX } from "../aws/resources.js";
 import {
   getConsistent,
   type Item,
-  page,
+  newestFirst,
   putIfAbsent,
   putRevision,
   strip,
@@ -81,21 +81,11 @@ export class DynamoBackfills implements BackfillStore {
   }
 
   async listBackfills(q: ListBackfillsQuery): Promise<Page<BackfillSummary>> {
-    const byWorkflow = q.workflow !== undefined;
-    const partition = byWorkflow ? "workflow" : "listKey";
-    const found = await page(
+    const found = await newestFirst(
       this.db,
-      {
-        TableName: this.table,
-        IndexName: byWorkflow ? INDEX.backfillsByWorkflow : INDEX.backfillsList,
-        KeyConditionExpression: "#p = :p",
-        ExpressionAttributeNames: { "#p": partition },
-        ExpressionAttributeValues: { ":p": byWorkflow ? q.workflow : LIST_KEY },
-        ScanIndexForward: false,
-      },
-      q.limit,
-      [partition, "createdKey", "id"],
-      q.nextToken,
+      this.table,
+      { all: INDEX.backfillsList, byWorkflow: INDEX.backfillsByWorkflow, listKey: LIST_KEY },
+      q,
     );
     return { ...found, items: found.items.map(summary) };
   }

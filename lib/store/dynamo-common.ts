@@ -190,3 +190,33 @@ export async function page(
     nextToken: encodeToken(Object.fromEntries(keys.map((k) => [k, last[k]]))),
   };
 }
+
+/**
+ * One page of a resource list, newest first: one workflow's items (index `ix.byWorkflow`,
+ * partition `workflow`) when `q.workflow` is given, else all of them (index `ix.all`, partition
+ * `listKey` = `ix.listKey`); both indexes sort by `createdKey` (`timeKey`), the item key is `id`.
+ * @throws ShoalError ValidationError for a token this query did not hand out.
+ */
+export function newestFirst(
+  db: DynamoDBDocumentClient,
+  table: string,
+  ix: { all: string; listKey: string; byWorkflow?: string },
+  q: { limit: number; workflow?: string; nextToken?: string },
+): Promise<Page<Item>> {
+  const byWorkflow = q.workflow !== undefined && ix.byWorkflow !== undefined;
+  const partition = byWorkflow ? "workflow" : "listKey";
+  return page(
+    db,
+    {
+      TableName: table,
+      IndexName: byWorkflow ? ix.byWorkflow : ix.all,
+      KeyConditionExpression: "#p = :p",
+      ExpressionAttributeNames: { "#p": partition },
+      ExpressionAttributeValues: { ":p": byWorkflow ? q.workflow : ix.listKey },
+      ScanIndexForward: false,
+    },
+    q.limit,
+    [partition, "createdKey", "id"],
+    q.nextToken,
+  );
+}

@@ -13,7 +13,7 @@ import {
   conditional,
   getConsistent,
   type Item,
-  page,
+  newestFirst,
   putIfAbsent,
   putRevision,
   strip,
@@ -75,21 +75,11 @@ export class DynamoSchedules implements ScheduleStore {
   }
 
   async listSchedules(q: ListSchedulesQuery): Promise<Page<ScheduleRecord>> {
-    const byWorkflow = q.workflow !== undefined;
-    const partition = byWorkflow ? "workflow" : "listKey";
-    const found = await page(
+    const found = await newestFirst(
       this.db,
-      {
-        TableName: this.table,
-        IndexName: byWorkflow ? INDEX.schedulesByWorkflow : INDEX.schedulesList,
-        KeyConditionExpression: "#p = :p",
-        ExpressionAttributeNames: { "#p": partition },
-        ExpressionAttributeValues: { ":p": byWorkflow ? q.workflow : LIST_KEY },
-        ScanIndexForward: false,
-      },
-      q.limit,
-      [partition, "createdKey", "id"],
-      q.nextToken,
+      this.table,
+      { all: INDEX.schedulesList, byWorkflow: INDEX.schedulesByWorkflow, listKey: LIST_KEY },
+      q,
     );
     return { ...found, items: found.items.map(record) };
   }

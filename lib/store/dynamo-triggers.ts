@@ -10,7 +10,7 @@ import {
   conditional,
   getConsistent,
   type Item,
-  page,
+  newestFirst,
   putIfAbsent,
   strip,
   timeKey,
@@ -66,18 +66,11 @@ export class DynamoTriggers implements TriggerStore {
   }
 
   async listTriggers(limit: number, nextToken?: string): Promise<Page<TriggerRecord>> {
-    const found = await page(
+    const found = await newestFirst(
       this.db,
-      {
-        TableName: this.table,
-        IndexName: INDEX.triggersList,
-        KeyConditionExpression: "listKey = :k",
-        ExpressionAttributeValues: { ":k": LIST_KEY },
-        ScanIndexForward: false,
-      },
-      limit,
-      ["listKey", "createdKey", "id"],
-      nextToken,
+      this.table,
+      { all: INDEX.triggersList, listKey: LIST_KEY },
+      { limit, ...(nextToken ? { nextToken } : {}) },
     );
     return { ...found, items: found.items.map(record) };
   }
