@@ -163,17 +163,7 @@ function heredocEnd(text: string, start: number, doc: Heredoc): { end: number; r
 class Scanner {
   private readonly out: string[] = [];
   private copyFrom = 0;
-  private readonly stack: Frame[] = [
-    {
-      kind: "top",
-      depth: 0,
-      caseDepth: 0,
-      cmdPos: true,
-      wordStart: true,
-      comment: false,
-      afterCase: false,
-    },
-  ];
+  private readonly stack: Frame[] = [this.wordFrame("top")];
   private pending: Heredoc[] = [];
   private ri = 0;
   private afterBackslash = false;

@@ -9,6 +9,7 @@
  * Times are epoch milliseconds unless a name says otherwise.
  */
 import type { FailureStrategy, Priority } from "../core/model.js";
+import type { ScheduleTiming } from "../core/schedule-time.js";
 import type { Page } from "./records.js";
 
 // ---- schedules ----
@@ -34,22 +35,12 @@ export type ScheduleState = "ONLINE" | "OFFLINE";
 /**
  * A schedule of one workflow. Exactly one of `cron`, `rate` and `at` says when it fires (the API
  * validates that; the store does not). `rev` guards every write (optimistic lock, as instances).
+ * Its timing fields (`cron`, `rate`, `at`, `timezone`, `startTime`, `endTime`) mean what they
+ * mean in {@link ScheduleTiming}; a rate is anchored at `startTime`, else `createdAt`.
  */
-export interface ScheduleRecord {
+export interface ScheduleRecord extends Omit<ScheduleTiming, "anchor"> {
   id: string;
   workflow: string;
-  /** Cron expression, evaluated in `timezone`. */
-  cron?: string;
-  /** Fixed interval, e.g. `"15 minutes"`. */
-  rate?: string;
-  /** One-time fire, epoch ms. */
-  at?: number;
-  /** IANA time zone name of `cron`, e.g. `"Europe/Paris"`. */
-  timezone: string;
-  /** No fire before this, epoch ms. */
-  startTime?: number;
-  /** No fire after this, epoch ms. */
-  endTime?: number;
   /** Workflow parameters of every run (name → value). */
   params: Record<string, string>;
   priority?: Priority;
