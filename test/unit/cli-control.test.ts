@@ -4,100 +4,15 @@
  * in-process through `main()` against a stub of API v1 (node:http, port 0) that records every
  * request and answers with what each test scripts.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Instance, TaskGroup, TaskInstance } from "../../lib/cli/api-types.js";
-import { main } from "../../lib/cli/main.js";
 import { renderInstanceTree } from "../../lib/cli/tree.js";
+import { conflict, notFound, useStubApi } from "../helpers/stub-api.js";
 
-// ---- stub API -------------------------------------------------------------------------------
+// ---- stub API (test/helpers/stub-api.ts) -----------------------------------------------------
 
-/** One request the stub received. */
-interface Seen {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  body: string;
-  contentType: string | undefined;
-}
-
-/** What the stub answers: a status and a JSON body (none for 204). */
-interface Reply {
-  status: number;
-  body?: unknown;
-}
-
-const stub = {
-  requests: [] as Seen[],
-  /** Answers one request; the default knows no route. */
-  reply: (_req: Seen): Reply => notFound("no such route"),
-};
-
-function notFound(message: string): Reply {
-  return { status: 404, body: { error: { code: "NotFound", message, details: [] } } };
-}
-
-function conflict(message: string): Reply {
-  return { status: 409, body: { error: { code: "Conflict", message, details: [] } } };
-}
-
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://stub");
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const seen: Seen = {
-    method: req.method ?? "GET",
-    path: url.pathname,
-    query: url.searchParams,
-    body: Buffer.concat(chunks).toString("utf8"),
-    contentType: req.headers["content-type"],
-  };
-  stub.requests.push(seen);
-  const { status, body } = stub.reply(seen);
-  res.writeHead(status, body === undefined ? {} : { "content-type": "application/json" });
-  res.end(body === undefined ? "" : JSON.stringify(body));
-}
-
-let server: Server;
-let endpoint: string;
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      res.writeHead(500);
-      res.end(String(err));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  stub.requests = [];
-  stub.reply = () => notFound("no such route");
-});
-
-/** Runs the CLI in-process against the stub; returns exit code and captured output. */
-async function shoal(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s) },
-  };
-  const code = await main(["--endpoint", endpoint, ...args], io);
-  return { code, stdout, stderr };
-}
-
-/** The requests as `METHOD /path`, for compact assertions. */
-function calls(): string[] {
-  return stub.requests.map((r) => `${r.method} ${r.path}`);
-}
+const stub = useStubApi();
+const { shoal, calls } = stub;
 
 function ago(ms: number): string {
   return new Date(Date.now() - ms).toISOString();

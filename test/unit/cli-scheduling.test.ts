@@ -4,108 +4,26 @@
  * with what each test scripts: method, path, query and body sent, output and exit code.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backfill, Schedule, ScheduleFire, Trigger } from "../../lib/cli/api-types.js";
-import { main } from "../../lib/cli/main.js";
+import { invalid, notFound, useStubApi } from "../helpers/stub-api.js";
 
-// ---- stub API -------------------------------------------------------------------------------
-
-/** One request the stub received. */
-interface Seen {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  body: string;
-}
-
-/** What the stub answers: a status and a JSON body (none for 204). */
-interface Reply {
-  status: number;
-  body?: unknown;
-}
-
-const stub = {
-  requests: [] as Seen[],
-  /** Answers one request; the default knows no route. */
-  reply: (_req: Seen): Reply => notFound("no such route"),
-};
-
-function notFound(message: string): Reply {
-  return { status: 404, body: { error: { code: "NotFound", message, details: [] } } };
-}
-
-function invalid(message: string, details: Array<{ path: string; message: string }>): Reply {
-  return { status: 400, body: { error: { code: "ValidationError", message, details } } };
-}
-
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://stub");
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const seen: Seen = {
-    method: req.method ?? "GET",
-    path: url.pathname,
-    query: url.searchParams,
-    body: Buffer.concat(chunks).toString("utf8"),
-  };
-  stub.requests.push(seen);
-  const { status, body } = stub.reply(seen);
-  res.writeHead(status, body === undefined ? {} : { "content-type": "application/json" });
-  res.end(body === undefined ? "" : JSON.stringify(body));
-}
-
-let server: Server;
-let endpoint: string;
 let dir: string;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      res.writeHead(500);
-      res.end(String(err));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   dir = await mkdtemp(join(tmpdir(), "shoal-cli-scheduling-"));
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
   await rm(dir, { recursive: true, force: true });
 });
 
-beforeEach(() => {
-  stub.requests = [];
-  stub.reply = () => notFound("no such route");
-});
+// ---- stub API (test/helpers/stub-api.ts) -----------------------------------------------------
 
-/** Runs the CLI in-process against the stub; returns exit code and captured output. */
-async function shoal(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s) },
-  };
-  const code = await main(["--endpoint", endpoint, ...args], io);
-  return { code, stdout, stderr };
-}
-
-/** The requests as `METHOD /path`, for compact assertions. */
-function calls(): string[] {
-  return stub.requests.map((r) => `${r.method} ${r.path}`);
-}
-
-/** The JSON body of the `i`-th request. */
-function sent(i = 0): unknown {
-  const r = stub.requests[i];
-  return r && r.body !== "" ? JSON.parse(r.body) : undefined;
-}
+const stub = useStubApi();
+const { shoal, calls, sent } = stub;
 
 /** Expects every run of `argv` to be a usage error (exit 2) that sent nothing. */
 async function expectUsage(argv: string[], stderr?: string | RegExp) {
