@@ -32,3 +32,15 @@ export async function useTestAws(overrides: Record<string, string> = {}): Promis
   const taskUrls = await ensureTaskQueues(sqsClient(), config.prefix, "default");
   return { config: { ...config, eventsQueueUrl: eventsUrl }, eventsUrl, taskUrls };
 }
+
+/**
+ * The tables of one test file, created on first use and shared by its suites (creating them is
+ * the slow part).
+ */
+export function sharedTables(): () => Promise<TestAws["config"]["tables"]> {
+  let aws: Promise<TestAws> | undefined;
+  return async () => {
+    aws ??= useTestAws();
+    return (await aws).config.tables;
+  };
+}

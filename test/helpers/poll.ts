@@ -20,3 +20,17 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }
 }
+
+/**
+ * Retries assertions until they hold or 10 s pass: for reads of eventually consistent indexes
+ * (DynamoDB GSIs; immediate on dynalite).
+ */
+export function eventually(check: () => Promise<void>): Promise<true> {
+  return until(
+    async () => {
+      await check();
+      return true as const;
+    },
+    { timeoutMs: 10_000, what: "index to settle" },
+  );
+}

@@ -17,15 +17,10 @@ import type {
   TriggerRecord,
   TriggerStore,
 } from "../../lib/store/schedules.js";
-import { type TestAws, useTestAws } from "../helpers/aws-env.js";
-import { until } from "../helpers/poll.js";
+import { sharedTables } from "../helpers/aws-env.js";
+import { eventually } from "../helpers/poll.js";
 
-/** One set of tables for the whole file (creating them is the slow part). */
-let aws: Promise<TestAws> | undefined;
-async function tables(): Promise<TestAws["config"]["tables"]> {
-  aws ??= useTestAws();
-  return (await aws).config.tables;
-}
+const tables = sharedTables();
 
 const leaseStores: Array<[string, () => Promise<LeaseStore>]> = [
   ["DynamoLeases", async () => new DynamoLeases(dynamoClient(), (await tables()).leases)],
@@ -39,18 +34,8 @@ const triggerStores: Array<[string, () => Promise<TriggerStore>]> = [
 
 const T0 = 1_700_000_000_000;
 
-/**
- * Index reads are eventually consistent on DynamoDB (immediate on dynalite): retry the
- * assertions until they hold or the deadline passes.
- */
-const settled = (check: () => Promise<void>) =>
-  until(
-    async () => {
-      await check();
-      return true;
-    },
-    { timeoutMs: 10_000, what: "index to settle" },
-  );
+/** Index reads are eventually consistent on DynamoDB: assertions retried until they hold. */
+const settled = eventually;
 
 describe.each(leaseStores)("%s conformance", (_name, make) => {
   let store: LeaseStore;
