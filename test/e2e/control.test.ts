@@ -12,7 +12,9 @@ import {
   api,
   byCode,
   type E2eTask,
+  putWorkflow,
   type RunningStandalone,
+  startRun,
   startStandaloneProcess,
   waitFinal,
 } from "../helpers/standalone.js";
@@ -30,15 +32,8 @@ describe("control verbs in shoal standalone", () => {
     await sa?.stop();
   });
 
-  async function put(name: string, def: unknown) {
-    const r = await api(sa.url, "PUT", `/v1/workflows/${name}`, def);
-    expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  }
-  async function start(name: string, run: unknown = {}): Promise<string> {
-    const r = await api(sa.url, "POST", `/v1/workflows/${name}/runs`, run);
-    expect(r.status, JSON.stringify(r.body)).toBe(202);
-    return r.body.instanceId as string;
-  }
+  const put = (name: string, def: unknown) => putWorkflow(sa.url, name, def);
+  const start = (name: string, run: unknown = {}) => startRun(sa.url, name, run);
   const get = async (id: string) => (await api(sa.url, "GET", `/v1/instances/${id}`)).body;
   const waitState = (id: string, state: string) =>
     until(async () => ((await get(id))?.state === state ? get(id) : undefined), {

@@ -13,7 +13,9 @@ import { DETAIL_TYPES } from "../../lib/core/state-events.js";
 import { until } from "../helpers/poll.js";
 import {
   api,
+  putWorkflow,
   type RunningStandalone,
+  startRun,
   startStandaloneProcess,
   waitFinal,
 } from "../helpers/standalone.js";
@@ -46,7 +48,7 @@ describe("state-change events in shoal standalone", () => {
 
   it("publishes instance and task changes; a retried failure says willRetry", async () => {
     const marker = join(scratch, "flaky");
-    const put = await api(sa.url, "PUT", "/v1/workflows/flaky", {
+    await putWorkflow(sa.url, "flaky", {
       tasks: [
         { code: "first", type: "SHELL", command: "echo ok" },
         {
@@ -59,10 +61,7 @@ describe("state-change events in shoal standalone", () => {
         },
       ],
     });
-    expect(put.status, JSON.stringify(put.body)).toBeLessThan(300);
-    const run = await api(sa.url, "POST", "/v1/workflows/flaky/runs", {});
-    expect(run.status).toBe(202);
-    const id = run.body.instanceId as string;
+    const id = await startRun(sa.url, "flaky");
     expect((await waitFinal(sa.url, id)).state).toBe("SUCCESS");
     const mine = await until(
       async () => {
@@ -103,10 +102,10 @@ describe("state-change events in shoal standalone", () => {
   }, 60_000);
 
   it("a trigger on a failed run's event starts the alert workflow with the failed tasks", async () => {
-    await api(sa.url, "PUT", "/v1/workflows/breaks", {
+    await putWorkflow(sa.url, "breaks", {
       tasks: [{ code: "boom", type: "SHELL", command: "exit 1" }],
     });
-    await api(sa.url, "PUT", "/v1/workflows/on-failure", {
+    await putWorkflow(sa.url, "on-failure", {
       params: { failed: "", tasks: "" },
       tasks: [{ code: "alert", type: "SHELL", command: "echo run ${failed} failed: ${tasks}" }],
     });
@@ -120,8 +119,7 @@ describe("state-change events in shoal standalone", () => {
       params: { failed: "$.detail.instanceId", tasks: "$.detail.failedTasks" },
     });
     expect(t.status, JSON.stringify(t.body)).toBe(201);
-    const run = await api(sa.url, "POST", "/v1/workflows/breaks/runs", {});
-    const id = run.body.instanceId as string;
+    const id = await startRun(sa.url, "breaks");
     const failed = await waitFinal(sa.url, id);
     expect(failed.state).toBe("FAILURE");
     const alert = await until(
@@ -144,7 +142,7 @@ describe("state-change events in shoal standalone", () => {
   }, 60_000);
 
   it("a fire discarded by SERIAL_DISCARD is a Shoal Schedule Misfire event", async () => {
-    await api(sa.url, "PUT", "/v1/workflows/slow-events", {
+    await putWorkflow(sa.url, "slow-events", {
       tasks: [{ code: "t", type: "SHELL", command: "sleep 2.5" }],
     });
     const s = await api(sa.url, "POST", "/v1/schedules", {

@@ -13,7 +13,9 @@ import {
   api,
   byCode,
   type E2eTask,
+  putWorkflow,
   type RunningStandalone,
+  startRun,
   startStandaloneProcess,
   waitFinal,
 } from "../helpers/standalone.js";
@@ -31,15 +33,9 @@ describe("logic tasks in shoal standalone", () => {
     await sa?.stop();
   });
 
-  async function put(name: string, def: unknown) {
-    const r = await api(sa.url, "PUT", `/v1/workflows/${name}`, def);
-    expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  }
-  async function run(name: string, body: unknown = {}) {
-    const r = await api(sa.url, "POST", `/v1/workflows/${name}/runs`, body);
-    expect(r.status, JSON.stringify(r.body)).toBe(202);
-    return waitFinal(sa.url, r.body.instanceId, 60_000);
-  }
+  const put = (name: string, def: unknown) => putWorkflow(sa.url, name, def);
+  const run = async (name: string, body: unknown = {}) =>
+    waitFinal(sa.url, await startRun(sa.url, name, body), 60_000);
 
   it("CONDITIONS follows failedNext when its upstream failed; the other branch is SKIPPED", async () => {
     const def = (cmd: string) => ({

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
   byCode,
+  putWorkflow,
   type RunningStandalone,
+  startRun,
   startStandaloneProcess,
   waitFinal,
 } from "../helpers/standalone.js";
@@ -39,11 +41,8 @@ describe("parameters in shoal standalone", () => {
   });
 
   async function run(name: string, def: unknown, body: unknown = {}) {
-    const p = await api(sa.url, "PUT", `/v1/workflows/${name}`, def);
-    expect(p.status, JSON.stringify(p.body)).toBeLessThan(300);
-    const r = await api(sa.url, "POST", `/v1/workflows/${name}/runs`, body);
-    expect(r.status, JSON.stringify(r.body)).toBe(202);
-    return waitFinal(sa.url, r.body.instanceId, 60_000);
+    await putWorkflow(sa.url, name, def);
+    return waitFinal(sa.url, await startRun(sa.url, name, body), 60_000);
   }
   async function logOf(id: string, code: string): Promise<string[]> {
     const r = await api(sa.url, "GET", `/v1/instances/${id}/tasks/${code}/log`);

@@ -110,6 +110,19 @@ export function cli(
   });
 }
 
+/** PUT a workflow definition; throws with the answer unless it was created or changed. */
+export async function putWorkflow(base: string, name: string, def: unknown): Promise<void> {
+  const r = await api(base, "PUT", `/v1/workflows/${name}`, def);
+  if (r.status >= 300) throw new Error(`PUT ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+/** Starts a run (POST …/runs) and returns the instance id; throws unless the answer is 202. */
+export async function startRun(base: string, name: string, body: unknown = {}): Promise<string> {
+  const r = await api(base, "POST", `/v1/workflows/${name}/runs`, body);
+  if (r.status !== 202) throw new Error(`run ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.instanceId as string;
+}
+
 /** Waits for an instance to reach a final state. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read loosely typed JSON answers
 export async function waitFinal(base: string, id: string, timeoutMs = 120_000): Promise<any> {
