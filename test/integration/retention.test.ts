@@ -17,6 +17,25 @@ const DAYS = 2;
 const END = Date.UTC(2026, 10, 21, 12, 0, 0, 500);
 const TTL = Math.floor(END / 1000) + DAYS * 86_400;
 
+function instance(instanceId: string, fields: Partial<InstanceRecord>): InstanceRecord {
+  return {
+    instanceId,
+    workflow: "w",
+    version: 1,
+    state: "RUNNING",
+    priority: "MEDIUM",
+    failureStrategy: "END",
+    commandType: "START_WORKFLOW",
+    params: {},
+    dryRun: false,
+    taskScope: "DOWNSTREAM",
+    createdAt: END,
+    progress: { slots: "D", attempts: {} },
+    rev: 1,
+    ...fields,
+  };
+}
+
 describe("retention of finished items (TTL attribute)", () => {
   let config: ShoalConfig;
   let store: DynamoStore;
@@ -29,21 +48,7 @@ describe("retention of finished items (TTL attribute)", () => {
     (await dynamoClient().send(new GetCommand({ TableName: table, Key: key }))).Item ?? {};
 
   it("a finished instance expires retentionDays after it ended; a rerun drops the attribute", async () => {
-    const inst: InstanceRecord = {
-      instanceId: "ttl-1",
-      workflow: "w",
-      version: 1,
-      state: "RUNNING",
-      priority: "MEDIUM",
-      failureStrategy: "END",
-      commandType: "START_WORKFLOW",
-      params: {},
-      dryRun: false,
-      taskScope: "DOWNSTREAM",
-      createdAt: END - 60_000,
-      progress: { slots: "D", attempts: {} },
-      rev: 1,
-    };
+    const inst = instance("ttl-1", { state: "RUNNING", createdAt: END - 60_000 });
     expect(await store.putInstance(inst)).toBe(true);
     expect((await raw(config.tables.instances, { instanceId: "ttl-1" }))[TTL_ATTRIBUTE]).toBe(
       undefined,
@@ -115,22 +120,7 @@ describe("retention of finished items (TTL attribute)", () => {
 
   it("without retention nothing carries the attribute", async () => {
     const keep = new DynamoStore(dynamoClient(), config.tables);
-    await keep.putInstance({
-      instanceId: "ttl-3",
-      workflow: "w",
-      version: 1,
-      state: "SUCCESS",
-      priority: "MEDIUM",
-      failureStrategy: "END",
-      commandType: "START_WORKFLOW",
-      params: {},
-      dryRun: false,
-      taskScope: "DOWNSTREAM",
-      createdAt: END,
-      endedAt: END,
-      progress: { slots: "S", attempts: {} },
-      rev: 1,
-    });
+    await keep.putInstance(instance("ttl-3", { state: "SUCCESS", endedAt: END }));
     expect((await raw(config.tables.instances, { instanceId: "ttl-3" }))[TTL_ATTRIBUTE]).toBe(
       undefined,
     );
