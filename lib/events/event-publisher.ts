@@ -1,7 +1,7 @@
 /**
  * Where state-change events go (lib/core/state-events.ts): the EventBridge bus on AWS
  * (eventbridge-publisher.ts), the in-process bus of `shoal standalone` (local-event-bus.ts), or
- * nowhere.
+ * nowhere (no publisher: the engine then builds no events at all).
  *
  * Delivery is best effort by design: `publish` never throws, because the state it reports is
  * already written (DynamoDB is the record; the API always has the truth). An event can be lost if
@@ -17,6 +17,3 @@ export interface EventPublisher {
    */
   publish(events: readonly StateEvent[]): Promise<void>;
 }
-
-/** Publishes nothing (a separate `shoal sweeper`, tests). */
-export const NO_EVENTS: EventPublisher = { publish: async () => {} };

@@ -16,7 +16,7 @@ import { Sweeper } from "../engine/sweeper.js";
 import { grantTaskGroupSlot } from "../engine/task-dispatch.js";
 import { TaskGroupGate } from "../engine/task-group-gate.js";
 import { Worker } from "../engine/worker.js";
-import { type EventPublisher, NO_EVENTS } from "../events/event-publisher.js";
+import type { EventPublisher } from "../events/event-publisher.js";
 import { EventBridgePublisher } from "../events/eventbridge-publisher.js";
 import { CloudWatchTaskLogs } from "../logs/cloudwatch-task-log.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
@@ -92,7 +92,7 @@ export function createRuntime(
     opts.events ??
     (config.eventBus
       ? new EventBridgePublisher(eventBridgeClient(), { eventBusName: config.eventBus, log })
-      : NO_EVENTS);
+      : undefined);
   const taskGroups = new DynamoTaskGroups(dynamoClient(), config.tables.taskGroups);
   const timers = new DynamoTimers(dynamoClient(), config.tables.timers);
   const scheduling: SchedulingDeps = {
