@@ -82,10 +82,6 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
       "Shoal: a serverless DAG workflow scheduler (DolphinScheduler on DynamoDB, SQS and Lambda)",
     )
     .version(packageVersion(), "-V, --version", "print the version")
-    .addOption(new Option("--endpoint <url>", ENDPOINT_HELP))
-    .addOption(new Option("--auth <mode>", AUTH_HELP).choices(AUTH_MODES))
-    .addOption(new Option("--region <region>", REGION_HELP))
-    .addOption(new Option("--profile <name>", PROFILE_HELP))
     // Set before the subcommands are added: they inherit output routing and exit override.
     .configureOutput({
       writeOut: (s) => streams.stdout.write(s),
@@ -101,6 +97,7 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
       leaf = actionCommand;
     });
 
+  for (const opt of globalOptions()) program.addOption(opt);
   registerServers(program, ctx);
   registerApply(program, ctx);
   registerRun(program, ctx);
@@ -130,24 +127,28 @@ const REGION_HELP =
   "AWS region for signing (default: from an AWS endpoint's host, then env AWS_REGION, AWS_DEFAULT_REGION)";
 const PROFILE_HELP = "AWS profile for credentials (env AWS_PROFILE)";
 
+/** The options every command takes: where the API is and how to authenticate. */
+function globalOptions(): Option[] {
+  return [
+    new Option("--endpoint <url>", ENDPOINT_HELP),
+    new Option("--auth <mode>", AUTH_HELP).choices(AUTH_MODES),
+    new Option("--region <region>", REGION_HELP),
+    new Option("--profile <name>", PROFILE_HELP),
+  ];
+}
+
 /**
  * Positional options stop the program from reading global options after the subcommand, so
  * every leaf command accepts them too (hidden: help shows the global ones), unless it has its
  * own (`config from-stack --region`).
  */
 function acceptGlobalsAnywhere(cmd: Command): void {
-  const globals = () => [
-    new Option("--endpoint <url>", ENDPOINT_HELP),
-    new Option("--auth <mode>", AUTH_HELP).choices(AUTH_MODES),
-    new Option("--region <region>", REGION_HELP),
-    new Option("--profile <name>", PROFILE_HELP),
-  ];
   for (const sub of cmd.commands) {
     if (sub.commands.length > 0) {
       acceptGlobalsAnywhere(sub);
       continue;
     }
-    for (const opt of globals()) {
+    for (const opt of globalOptions()) {
       if (!sub.options.some((o) => o.long === opt.long)) sub.addOption(opt.hideHelp());
     }
   }
