@@ -210,6 +210,11 @@ function staticCredentials(opts: { session?: boolean } = {}): void {
 }
 
 /** Runs the CLI in-process; returns exit code and captured output. */
+/** `shoal --endpoint <stub> --auth iam --region eu-west-1 ...args`. */
+function signedShoal(args: string[]) {
+  return shoal(["--endpoint", endpoint, "--auth", "iam", "--region", "eu-west-1", ...args]);
+}
+
 async function shoal(args: string[]) {
   let stdout = "";
   let stderr = "";
@@ -231,15 +236,7 @@ function only(): Received {
 describe("SigV4 signing (auth iam)", () => {
   it("signs a GET with a query: the server's own recomputation matches, scope eu-west-1/execute-api", async () => {
     staticCredentials();
-    const res = await shoal([
-      "--endpoint",
-      endpoint,
-      "--auth",
-      "iam",
-      "--region",
-      "eu-west-1",
-      "workflows",
-    ]);
+    const res = await signedShoal(["workflows"]);
     expect(res).toMatchObject({ code: 0, stderr: "" });
     expect(res.stdout).toContain("etl-report");
     const got = only();
@@ -305,15 +302,7 @@ describe("SigV4 signing (auth iam)", () => {
   it("a signature that does not match is refused: the server really checks", async () => {
     vi.stubEnv("AWS_ACCESS_KEY_ID", ACCESS_KEY);
     vi.stubEnv("AWS_SECRET_ACCESS_KEY", "not-the-secret");
-    const res = await shoal([
-      "--endpoint",
-      endpoint,
-      "--auth",
-      "iam",
-      "--region",
-      "eu-west-1",
-      "workflows",
-    ]);
+    const res = await signedShoal(["workflows"]);
     expect(res.code).toBe(1);
     expect(only().verdict).toMatchObject({ kind: "sigv4", valid: false });
     expect(res.stderr).toContain("refused by AWS IAM");
@@ -321,15 +310,7 @@ describe("SigV4 signing (auth iam)", () => {
   });
 
   it("no credentials anywhere: exit 1 with what to set, and nothing is sent", async () => {
-    const res = await shoal([
-      "--endpoint",
-      endpoint,
-      "--auth",
-      "iam",
-      "--region",
-      "eu-west-1",
-      "workflows",
-    ]);
+    const res = await signedShoal(["workflows"]);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe("");
     expect(res.stderr).toContain(
@@ -339,17 +320,7 @@ describe("SigV4 signing (auth iam)", () => {
   });
 
   it("a profile that does not exist: the same error, with the SDK's reason", async () => {
-    const res = await shoal([
-      "--endpoint",
-      endpoint,
-      "--auth",
-      "iam",
-      "--region",
-      "eu-west-1",
-      "--profile",
-      "nope",
-      "workflows",
-    ]);
+    const res = await signedShoal(["--profile", "nope", "workflows"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("no AWS credentials found for signing requests");
     expect(state.received).toHaveLength(0);
@@ -367,15 +338,7 @@ describe("SigV4 signing (auth iam)", () => {
   it("a 403 from AWS ({message: Forbidden}) says IAM refused and names execute-api:Invoke", async () => {
     staticCredentials();
     state.forbid = true;
-    const res = await shoal([
-      "--endpoint",
-      endpoint,
-      "--auth",
-      "iam",
-      "--region",
-      "eu-west-1",
-      "workflows",
-    ]);
+    const res = await signedShoal(["workflows"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("the request was refused by AWS IAM (HTTP 403: Forbidden)");
     expect(res.stderr).toContain("execute-api:Invoke");
