@@ -6,7 +6,7 @@
  * task-type permissions live in ecs-workers.ts; logs, alarms and the dashboard in monitoring.ts.
  */
 import { fileURLToPath } from "node:url";
-import { CfnOutput, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { CfnOutput, Duration, RemovalPolicy, Size, Stack } from "aws-cdk-lib";
 import {
   AttributeType,
   BillingMode,
@@ -86,6 +86,17 @@ export const WORKER_CONCURRENCY: Record<Priority, number> = {
   LOW: 3,
   LOWEST: 2,
 };
+
+/**
+ * `/tmp` of a worker function, MiB (Lambda's default is 512, up to 10,240). A task's working
+ * directory and `$SHOAL_INSTANCE_DIR` live there, and a warm worker keeps its `/tmp` from one
+ * task to the next: successful attempts' directories go when they end, but a failed attempt's
+ * stays for SHOAL_KEEP_FAILED_WORK_MINUTES (60) for debugging (lib/engine/work-dirs.ts), so one
+ * sandbox may hold the files of one running task plus a few failed ones. 2 GiB leaves room for
+ * tasks that unpack or download a few hundred MB; storage beyond 512 MB costs little (billed
+ * per GB-second, like memory). Tasks needing more belong on ECS workers.
+ */
+export const WORKER_EPHEMERAL_STORAGE_MIB = 2048;
 
 /** Visibility timeout (seconds) and receives before the DLQ, as in QUEUE_SETTINGS. */
 type QueueSettings = { visibilityTimeoutSeconds: number; maxReceiveCount: number };
@@ -220,12 +231,14 @@ export class Shoal extends Construct {
       [ENV.taskLogGroup]: this.taskLogs.logGroupName,
       [ENV.eventBus]: this.bus.eventBusName,
       [ENV.instanceRetentionDays]: String(instanceDays),
+      // `shoal explain` counts these groups as served (no worker heartbeat from Lambda).
+      [ENV.lambdaWorkerGroups]: workerGroups.join(","),
       NODE_OPTIONS: "--enable-source-maps",
     };
     for (const [logical, env] of Object.entries(TABLE_ENV)) {
       environment[env] = (this.tables[logical] as Table).tableName;
     }
-    const fn = (name: string, timeout: Duration, memorySize = 512) => {
+    const fn = (name: string, timeout: Duration, memorySize = 512, tmpMiB?: number) => {
       const f = new NodejsFunction(this, `Fn-${name}`, {
         functionName: `${prefix}-${name}`,
         entry: `${HANDLERS}${name.startsWith("worker") ? "worker" : name}/index.ts`,
@@ -233,8 +246,15 @@ export class Shoal extends Construct {
         runtime: Runtime.NODEJS_22_X,
         architecture: Architecture.ARM_64,
         memorySize,
+        ...(tmpMiB !== undefined ? { ephemeralStorageSize: Size.mebibytes(tmpMiB) } : {}),
         timeout,
         environment,
+        // Its own log group with the stack's retention (Lambda's implicit one never expires).
+        // No fixed name, so a redeploy after `cdk destroy` never collides with a leftover.
+        logGroup: new LogGroup(this, `Logs-${name}`, {
+          retention,
+          removalPolicy: RemovalPolicy.DESTROY,
+        }),
         bundling: {
           format: OutputFormat.ESM,
           target: "node22",
@@ -296,7 +316,12 @@ export class Shoal extends Construct {
     const workers: IGrantable[] = [];
     const workerTimeout = Duration.seconds(tasks.visibilityTimeoutSeconds);
     for (const group of workerGroups) {
-      const worker = fn(group === "default" ? "worker" : `worker-${group}`, workerTimeout, 1024);
+      const worker = fn(
+        group === "default" ? "worker" : `worker-${group}`,
+        workerTimeout,
+        1024,
+        WORKER_EPHEMERAL_STORAGE_MIB,
+      );
       workers.push(worker);
       taskQueuesOf(group).forEach((q, i) => {
         worker.addEventSource(
@@ -318,6 +343,8 @@ export class Shoal extends Construct {
         logRetention: retention,
       });
       workers.push(this.ecsWorkers.taskDefinition.taskRole);
+      // `shoal worker` records its heartbeat in the leases table (lib/engine/worker-heartbeat.ts).
+      rw(this.ecsWorkers.taskDefinition.taskRole, ["leases"]);
     }
     for (const w of workers) {
       rw(w, ["instances", "tasks"]);

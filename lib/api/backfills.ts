@@ -11,12 +11,13 @@ import { conflict, notFound, ShoalError, validationError } from "../core/errors.
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming, fireTimesBetween } from "../core/schedule-time.js";
 import { params, priority } from "../core/schema-parts.js";
+import { isTimeZone } from "../core/time-params.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY, type RunDeps } from "../engine/scheduling.js";
-import type { BackfillRecord } from "../store/schedules.js";
+import type { BackfillRecord, BackfillState, BackfillSummary } from "../store/schedules.js";
 import type { ApiDeps } from "./deps.js";
-import { asObject, json, onlyFields, parseBody, RESOURCE_ID } from "./http.js";
+import { asObject, json, onlyFields, parseBody, parseLimit, query, RESOURCE_ID } from "./http.js";
 import { iso } from "./present.js";
 
 /** Most nominal times one backfill may hold (they live in one item). */
@@ -30,7 +31,13 @@ export const backfillSchema = z.strictObject({
   to: isoInstant.optional(),
   dates: z.array(isoInstant).min(1).max(MAX_BACKFILL_TIMES).optional(),
   cron: z.string().max(256).optional(),
-  timezone: z.string().max(64).default("UTC"),
+  timezone: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      "IANA zone of the cron (default: UTC, or the schedule's with its cron) and of the runs' time parameters",
+    ),
   mode: z.enum(["SERIAL", "PARALLEL"], { error: "must be SERIAL or PARALLEL" }).default("SERIAL"),
   parallelism: z
     .number()
@@ -45,16 +52,25 @@ export const backfillSchema = z.strictObject({
   dryRun: z.boolean({ error: "must be true or false" }).default(false),
 });
 
-/** The nominal times a backfill body asks for, in its order. @throws ShoalError 400. */
+/**
+ * The nominal times a backfill body asks for, in its order, and the IANA zone of its runs' time
+ * parameters: the zone its cron is read in (the body's `timezone`, or the workflow schedule's
+ * with that schedule's cron, else UTC); with `dates`, the body's `timezone` if any (absent: the
+ * workflow's). @throws ShoalError 400.
+ */
 async function nominalTimes(
   deps: ApiDeps,
   workflow: string,
   b: z.infer<typeof backfillSchema>,
-): Promise<number[]> {
+): Promise<{ times: number[]; timezone?: string }> {
   let times: number[];
+  let zone = b.timezone;
   if (b.dates) {
     if (b.from || b.to) {
       throw validationError([{ path: "dates", message: "give either dates or from/to, not both" }]);
+    }
+    if (zone !== undefined && !isTimeZone(zone)) {
+      throw validationError([{ path: "timezone", message: `unknown time zone '${zone}'` }]);
     }
     times = [...new Set(b.dates.map((d) => Date.parse(d)))].sort((x, y) => x - y);
   } else {
@@ -67,7 +83,7 @@ async function nominalTimes(
     const to = Date.parse(b.to);
     if (to < from) throw validationError([{ path: "to", message: "must not be before from" }]);
     let cron = b.cron;
-    let timezone = b.timezone;
+    let timezone = b.timezone ?? "UTC";
     if (!cron) {
       // The workflow's schedule (DolphinScheduler complements along the workflow's cron).
       const page = await deps.scheduling.schedules.listSchedules({ workflow, limit: 50 });
@@ -82,6 +98,7 @@ async function nominalTimes(
     }
     const details = checkTiming({ cron, timezone });
     if (details.length > 0) throw validationError(details);
+    zone = timezone;
     // Inclusive of `from` (fireTimesBetween takes (from, to]).
     times = fireTimesBetween({ cron, timezone }, from - 1, to, MAX_BACKFILL_TIMES + 1);
     if (times.length > MAX_BACKFILL_TIMES) {
@@ -95,7 +112,10 @@ async function nominalTimes(
   if (times.length === 0) {
     throw validationError([{ path: "from", message: "no nominal time in the range" }]);
   }
-  return b.order === "DESC" ? times.reverse() : times;
+  return {
+    times: b.order === "DESC" ? times.reverse() : times,
+    ...(zone !== undefined ? { timezone: zone } : {}),
+  };
 }
 
 export function backfillView(b: BackfillRecord) {
@@ -111,9 +131,73 @@ export function backfillView(b: BackfillRecord) {
     running: b.running.length,
     failed: b.failed,
     pending: b.nominalTimes.length - b.next,
+    timezone: b.timezone,
+    firstTime: iso(b.nominalTimes[0]),
+    lastTime: iso(b.nominalTimes[b.nominalTimes.length - 1]),
     createdAt: iso(b.createdAt),
     updatedAt: iso(b.updatedAt),
   };
+}
+
+/** Backfill states, for the list's `state` filter (lib/store/schedules.ts BackfillState). */
+export const BACKFILL_STATES = [
+  "RUNNING",
+  "PAUSED",
+  "CANCELLED",
+  "SUCCESS",
+  "FAILURE",
+] as const satisfies readonly BackfillState[];
+
+/**
+ * A list item: {@link backfillView}'s fields, from the list index's summary (which carries the
+ * count and first and last of the nominal times instead of the times themselves).
+ */
+function backfillSummaryView(b: BackfillSummary) {
+  return {
+    id: b.id,
+    workflow: b.workflow,
+    state: b.state,
+    mode: b.mode,
+    parallelism: b.mode === "SERIAL" ? 1 : b.parallelism,
+    priority: b.priority,
+    total: b.total,
+    done: b.done,
+    running: b.running.length,
+    failed: b.failed,
+    pending: b.total - b.next,
+    // Absent while the list indexes do not project it (lib/aws/resources.ts BACKFILL_SUMMARY).
+    timezone: b.timezone,
+    firstTime: iso(b.firstTime),
+    lastTime: iso(b.lastTime),
+    createdAt: iso(b.createdAt),
+    updatedAt: iso(b.updatedAt),
+  };
+}
+
+/**
+ * GET /v1/backfills?workflow=&state=&limit=&nextToken= → `{items, nextToken}`, newest first.
+ * `state` filters each page the store reads, so a page may hold fewer than `limit` items (even
+ * none) and still carry a `nextToken`: follow it to the end.
+ */
+export async function listBackfills(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+  const q = query(event);
+  if (q.workflow !== undefined) checkName(q.workflow, "workflow");
+  const state = q.state;
+  if (state !== undefined && !(BACKFILL_STATES as readonly string[]).includes(state)) {
+    throw validationError([
+      { path: "state", message: `must be one of ${BACKFILL_STATES.join(", ")}` },
+    ]);
+  }
+  const page = await deps.scheduling.backfills.listBackfills({
+    ...(q.workflow !== undefined ? { workflow: q.workflow } : {}),
+    ...(state !== undefined ? { state: state as BackfillState } : {}),
+    limit: parseLimit(q.limit),
+    ...(q.nextToken ? { nextToken: q.nextToken } : {}),
+  });
+  return json(200, {
+    items: page.items.map(backfillSummaryView),
+    ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+  });
 }
 
 /** POST /v1/workflows/{name}/backfill → 202 `{id, …}`, or 200 `{nominalTimes}` for a dry run. */
@@ -126,7 +210,7 @@ export async function createBackfill(
   const b = parseWithSchema(backfillSchema, asObject(parseBody(event)));
   const head = await deps.store.getWorkflowHead(workflow);
   if (!head || head.deleted) throw notFound(`workflow '${workflow}' does not exist`);
-  const times = await nominalTimes(deps, workflow, b);
+  const { times, timezone } = await nominalTimes(deps, workflow, b);
   if (b.dryRun) return json(200, { nominalTimes: times.map((t) => iso(t)) });
   if (head.releaseState !== "ONLINE") {
     throw conflict(`workflow '${workflow}' is OFFLINE; release it ONLINE to backfill it`);
@@ -141,6 +225,7 @@ export async function createBackfill(
     priority: b.priority,
     params: b.params,
     ...(b.failureStrategy ? { failureStrategy: b.failureStrategy } : {}),
+    ...(timezone !== undefined ? { timezone } : {}),
     state: "RUNNING",
     next: 0,
     running: [],

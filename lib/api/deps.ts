@@ -2,9 +2,11 @@
 import type { LocalEventBus } from "../events/local-event-bus.js";
 import type { TaskLogs } from "../logs/task-log.js";
 import type { Queues } from "../queue/sqs-queues.js";
+import type { TaskQueueDepths } from "../queue/task-queue-depths.js";
 import type { BackfillStore, FireStore, ScheduleStore, TriggerStore } from "../store/schedules.js";
 import type { Store } from "../store/store.js";
 import type { TaskGroupStore } from "../store/task-groups.js";
+import type { WorkerHeartbeatStore } from "../store/worker-heartbeats.js";
 
 export interface ApiDeps {
   store: Store;
@@ -25,4 +27,10 @@ export interface ApiDeps {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** Standalone's in-process event bus (`GET /v1/events/recent`); absent on AWS. */
   bus?: LocalEventBus;
+  /** Worker heartbeats (explain: does a worker poll the group?); absent: not known. */
+  heartbeats?: WorkerHeartbeatStore;
+  /** Task queue depths per tier (explain: "queued behind N tasks"); absent: not known. */
+  queueDepths?: TaskQueueDepths;
+  /** Worker groups a Lambda worker serves (AWS): explain counts them served without heartbeat. */
+  lambdaWorkerGroups?: readonly string[];
 }

@@ -1,5 +1,6 @@
 /** Run and instance endpoints (API-v1.md "Workflow definitions: runs" and "Instances"). */
 import { randomUUID } from "node:crypto";
+import { currentAttemptCandidates } from "../core/current-attempts.js";
 import { conflict, notFound, validationError } from "../core/errors.js";
 import { deterministicId } from "../core/ids.js";
 import {
@@ -10,9 +11,11 @@ import {
   isFinalTaskState,
   isWorkerTaskType,
 } from "../core/model.js";
+import { RUN_TYPES } from "../core/run-type.js";
 import { checkName, parseRunRequest } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
+import { decisionLog } from "./decision-log.js";
 import type { ApiDeps } from "./deps.js";
 import {
   asObject,
@@ -140,9 +143,13 @@ export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise
       { path: "state", message: `must be one of ${INSTANCE_STATES.join(", ")}` },
     ]);
   }
+  if (q.runType !== undefined && !(RUN_TYPES as readonly string[]).includes(q.runType)) {
+    throw validationError([{ path: "runType", message: `must be one of ${RUN_TYPES.join(", ")}` }]);
+  }
   const page = await deps.store.listInstances({
     ...(q.workflow !== undefined ? { workflow: q.workflow } : {}),
     ...(q.state !== undefined ? { state: q.state } : {}),
+    ...(q.runType !== undefined ? { runType: q.runType } : {}),
     limit: parseLimit(q.limit),
     ...(q.nextToken ? { nextToken: q.nextToken } : {}),
   });
@@ -155,20 +162,30 @@ export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise
 export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiResult> {
   const found = await loadInstance(deps, id);
   if (!isInstance(found)) return json(200, submittedView(found));
-  const tasks = await deps.store.listTaskInstances(id);
-  return json(200, instanceDetail(found, tasks, logLink(deps)));
+  const [tasks, stored] = await Promise.all([
+    deps.store.listTaskInstances(id),
+    deps.store.getDefinition(found.workflow, found.version),
+  ]);
+  const codes = stored?.definition.tasks.map((t) => t.code);
+  return json(200, instanceDetail(found, tasks, logLink(deps), codes));
 }
 
+/**
+ * @returns the task's index in its definition (the position its progress slot has).
+ * @throws ShoalError NotFound when the instance's definition version has no such task.
+ */
 async function knownTask(
   deps: ApiDeps,
   inst: InstanceRecord | CommandRecord,
   code: string,
-): Promise<void> {
+): Promise<number> {
   checkName(code, "code");
   const def = await deps.store.getDefinition(inst.workflow, inst.version);
-  if (!def?.definition.tasks.some((t) => t.code === code)) {
+  const index = def?.definition.tasks.findIndex((t) => t.code === code) ?? -1;
+  if (index < 0) {
     throw notFound(`workflow '${inst.workflow}' v${inst.version} has no task '${code}'`);
   }
+  return index;
 }
 
 export async function listAttempts(
@@ -266,16 +283,21 @@ export async function forceSuccess(
 ): Promise<HttpApiResult> {
   onlyFields(event);
   const found = await loadInstance(deps, id);
-  await knownTask(deps, found, code);
+  const index = await knownTask(deps, found, code);
   if (!isInstance(found) || (found.state !== "FAILURE" && found.state !== "STOPPED")) {
     const state = isInstance(found) ? found.state : "SUBMITTED";
     throw conflict(
       `instance '${id}' is ${state}; force-success needs a FAILURE or STOPPED instance`,
     );
   }
+  // The attempt of the current round: forcing an earlier round's attempt would change nothing.
   const attempts = await deps.store.listAttempts(id, code);
-  const latest = attempts[attempts.length - 1];
-  if (!latest) throw conflict(`task '${code}' has not run in instance '${id}'`);
+  const latest = currentAttemptCandidates(found.progress, index)
+    .map((a) => attempts.find((t) => t.attempt === a))
+    .find((t) => t !== undefined);
+  if (!latest) {
+    throw conflict(`task '${code}' has not run in the current round of instance '${id}'`);
+  }
   const key = { instanceId: id, code, attempt: latest.attempt };
   let task = await deps.store.updateTask(key, ["FAILURE", "KILLED"], {
     state: "FORCED_SUCCESS",
@@ -312,6 +334,14 @@ export async function getLog(
   const record = attempts.find((a) => a.attempt === attempt);
   if (!record && latest && attempt <= latest.attempt) {
     throw notFound(`task '${code}' has no attempt ${attempt}`);
+  }
+  // Logic tasks write no log and skipped tasks never ran: theirs says what was decided.
+  if (
+    record &&
+    isInstance(inst) &&
+    (record.state === "SKIPPED" || !isWorkerTaskType(record.type))
+  ) {
+    return json(200, await decisionLog(deps, inst, record, { limit, nextToken: q.nextToken }));
   }
   const page = await deps.logs.read(
     { workflow: inst.workflow, instanceId: id, code, attempt },

@@ -4,6 +4,7 @@
  * docs/openapi.json (`npm run openapi` rewrites it; a test checks it is current).
  */
 import { z } from "zod";
+import { EXPLAIN_REASONS } from "../core/explain.js";
 import {
   INSTANCE_STATES,
   PRIORITIES,
@@ -11,8 +12,10 @@ import {
   TASK_STATES,
   TASK_TYPES,
 } from "../core/model.js";
+import { RUN_TYPES } from "../core/run-type.js";
 import { runSchema, workflowSchema } from "../core/validate.js";
-import { backfillSchema } from "./backfills.js";
+import { BACKFILL_STATES, backfillSchema } from "./backfills.js";
+import { renderSchema } from "./render.js";
 import { scheduleSchema } from "./schedules.js";
 import { taskGroupSchema } from "./task-groups.js";
 import { eventsSchema, triggerSchema } from "./triggers.js";
@@ -228,6 +231,13 @@ export function openApiDocument(version: string): Json {
           parameters: [
             { name: "workflow", in: "query", schema: { type: "string" } },
             { name: "state", in: "query", schema: { enum: [...INSTANCE_STATES] } },
+            {
+              name: "runType",
+              in: "query",
+              description:
+                "what started the instances; filters each page, so a page may hold fewer than `limit` items and still carry a `nextToken`",
+              schema: { enum: [...RUN_TYPES] },
+            },
             limitParam,
             tokenParam,
           ],
@@ -371,8 +381,20 @@ export function openApiDocument(version: string): Json {
             tokenParam,
           ],
           responses: {
-            "200": { description: "oldest first", ...json(page("Fire")) },
-            "404": error("no such schedule"),
+            "200": {
+              description: "oldest first; also after the schedule was deleted",
+              ...json({
+                type: "object",
+                properties: {
+                  ...page("Fire").properties,
+                  scheduleDeleted: {
+                    type: "boolean",
+                    description: "present (true) when the schedule itself was deleted",
+                  },
+                },
+              }),
+            },
+            "404": error("no such schedule, and no fire of that id recorded"),
           },
         },
       },
@@ -394,6 +416,27 @@ export function openApiDocument(version: string): Json {
             "400": error("invalid body"),
             "404": error("no such workflow"),
             "409": error("the workflow is OFFLINE"),
+          },
+        },
+      },
+      "/v1/backfills": {
+        get: {
+          operationId: "listBackfills",
+          parameters: [
+            { name: "workflow", in: "query", schema: { type: "string" } },
+            {
+              name: "state",
+              in: "query",
+              description:
+                "filters each page, so a page may hold fewer than `limit` items and still carry a `nextToken`",
+              schema: { enum: [...BACKFILL_STATES] },
+            },
+            limitParam,
+            tokenParam,
+          ],
+          responses: {
+            "200": { description: "newest first", ...json(page("Backfill")) },
+            "400": error("bad filter, limit or token"),
           },
         },
       },
@@ -529,6 +572,53 @@ export function openApiDocument(version: string): Json {
           },
         },
       },
+      "/v1/instances/{id}/tasks/{code}/render": {
+        get: {
+          operationId: "renderInstanceTask",
+          summary:
+            "the task's resolved parameters and what it would run, as its current attempt (or ?attempt=N) ran or would run",
+          parameters: [
+            idParam,
+            codeParam,
+            { name: "attempt", in: "query", schema: { type: "integer", minimum: 1 } },
+          ],
+          responses: {
+            "200": { description: "the rendering", ...json(ref("TaskRendering")) },
+            "400": error("bad attempt"),
+            "404": error("no such instance, or no such task in its workflow version"),
+            "409": error("the instance is still waiting for the dispatcher"),
+          },
+        },
+      },
+      "/v1/workflows/{name}/tasks/{code}/render": {
+        get: {
+          operationId: "renderWorkflowTask",
+          summary: "the task's resolved parameters and what it would run in a new run",
+          parameters: [
+            nameParam,
+            codeParam,
+            { name: "scheduleTime", in: "query", schema: iso },
+            { name: "timezone", in: "query", schema: { type: "string" } },
+            { name: "version", in: "query", schema: { type: "integer", minimum: 1 } },
+          ],
+          responses: {
+            "200": { description: "the rendering", ...json(ref("TaskRendering")) },
+            "400": error("bad scheduleTime, timezone or version, or an unknown query parameter"),
+            "404": error("no such workflow, version or task"),
+          },
+        },
+        post: {
+          operationId: "renderWorkflowTaskWith",
+          summary: "the same, with run parameters",
+          parameters: [nameParam, codeParam],
+          requestBody: { required: false, ...json(ref("RenderRequest")) },
+          responses: {
+            "200": { description: "the rendering", ...json(ref("TaskRendering")) },
+            "400": error("invalid body"),
+            "404": error("no such workflow, version or task"),
+          },
+        },
+      },
       "/v1/instances/{id}/tasks/{code}/log": {
         get: {
           operationId: "getLog",
@@ -565,11 +655,84 @@ export function openApiDocument(version: string): Json {
           },
         },
       },
+      "/v1/instances/{id}/explain": {
+        get: {
+          operationId: "explainInstance",
+          summary: "why the instance's tasks are not running (docs/workflows.md)",
+          parameters: [idParam],
+          responses: {
+            "200": {
+              description:
+                "what holds the whole instance (reason, message), and every task that waits, was skipped or did not run",
+              ...json({
+                type: "object",
+                properties: {
+                  instanceId: { type: "string" },
+                  workflow: { type: "string" },
+                  version: { type: "integer" },
+                  state: { enum: [...INSTANCE_STATES] },
+                  reason: { enum: [...EXPLAIN_REASONS] },
+                  message: { type: "string" },
+                  tasks: { type: "array", items: ref("Explanation") },
+                },
+              }),
+            },
+            "404": error("no such instance"),
+          },
+        },
+      },
+      "/v1/instances/{id}/tasks/{code}/explain": {
+        get: {
+          operationId: "explainTask",
+          summary: "why one task is not running, with the facts behind it",
+          parameters: [idParam, codeParam],
+          responses: {
+            "200": { description: "the explanation", ...json(ref("Explanation")) },
+            "400": error("bad task code"),
+            "404": error("no such instance or task"),
+          },
+        },
+      },
     },
     components: {
       schemas: {
         WorkflowDefinition: schemaOf(workflowSchema),
         RunRequest: schemaOf(runSchema),
+        RenderRequest: schemaOf(renderSchema),
+        TaskRendering: {
+          type: "object",
+          properties: {
+            instanceId: { type: "string", description: "absent for a workflow's task" },
+            workflow: { type: "string" },
+            version: { type: "integer" },
+            task: { type: "string" },
+            type: { enum: [...TASK_TYPES] },
+            attempt: { type: "integer", minimum: 1 },
+            baseTime: { ...iso, description: "base time of the time parameters" },
+            timezone: { type: "string", description: "IANA zone of the time parameters" },
+            params: {
+              type: "object",
+              additionalProperties: { type: "string" },
+              description: "resolved parameters; secret-like names show ****",
+            },
+            rendered: {
+              type: "object",
+              description:
+                "by type: SHELL {command}; HTTP {method, url, headers, body}; LAMBDA {functionName, qualifier, payload}; STEP_FUNCTIONS {stateMachineArn, executionName, input}; SWITCH {cases: [{condition, next, value}], defaultNext}; CONDITIONS {successNext, failedNext}; SUB_WORKFLOW {workflow, params}; DEPENDENT {relation, items: [{workflow, task, cycle, dateValue, periods}]}. Secret-like headers and values show ****",
+              properties: { type: { enum: [...TASK_TYPES] } },
+            },
+            unresolved: {
+              type: "array",
+              items: { type: "string" },
+              description:
+                "names of references left as written because no parameter has them: shell variables, or OUT parameters of upstream tasks that have not run",
+            },
+            error: {
+              type: "string",
+              description: "why the task cannot be rendered: what a run would fail with",
+            },
+          },
+        },
         TaskGroupBody: schemaOf(taskGroupSchema),
         ScheduleBody: schemaOf(scheduleSchema),
         Schedule: {
@@ -602,12 +765,24 @@ export function openApiDocument(version: string): Json {
           properties: {
             id: { type: "string" },
             workflow: { type: "string" },
-            state: { enum: ["RUNNING", "PAUSED", "CANCELLED", "SUCCESS", "FAILURE"] },
-            total: { type: "integer" },
+            state: { enum: [...BACKFILL_STATES] },
+            mode: { enum: ["SERIAL", "PARALLEL"] },
+            parallelism: { type: "integer", description: "runs at once (1 for SERIAL)" },
+            priority: { enum: [...PRIORITIES] },
+            total: { type: "integer", description: "nominal times" },
             done: { type: "integer" },
             running: { type: "integer" },
             failed: { type: "integer" },
-            pending: { type: "integer" },
+            pending: { type: "integer", description: "not started yet" },
+            timezone: {
+              type: "string",
+              description:
+                "zone of its runs' time parameters (its cron's, or the timezone given with dates); absent: the workflow's",
+            },
+            firstTime: { ...iso, description: "the first nominal time, in run order" },
+            lastTime: { ...iso, description: "the last nominal time, in run order" },
+            createdAt: iso,
+            updatedAt: iso,
           },
         },
         TriggerBody: schemaOf(triggerSchema),
@@ -641,6 +816,19 @@ export function openApiDocument(version: string): Json {
             version: { type: "integer" },
             releaseState: { enum: [...RELEASE_STATES] },
             createdAt: iso,
+            change: {
+              enum: ["CREATED", "UPDATED", "UNCHANGED"],
+              description: "a new workflow, a new version of an existing one, or the same body",
+            },
+            warnings: {
+              type: "array",
+              description:
+                "parameter references nothing can set (at most 100, then one 'N more' entry)",
+              items: {
+                type: "object",
+                properties: { path: { type: "string" }, message: { type: "string" } },
+              },
+            },
           },
         },
         WorkflowSummary: {
@@ -663,6 +851,15 @@ export function openApiDocument(version: string): Json {
             createdAt: iso,
             startedAt: iso,
             endedAt: iso,
+            scheduleTime: {
+              ...iso,
+              description: "nominal time of a scheduled, backfilled or sub-workflow run",
+            },
+            runType: {
+              enum: [...RUN_TYPES],
+              description:
+                "what started it: MANUAL (a run request), SCHEDULE, BACKFILL, TRIGGER (an event) or SUB_WORKFLOW (a parent's task); absent on instances from before it was recorded",
+            },
           },
         },
         Instance: {
@@ -674,6 +871,11 @@ export function openApiDocument(version: string): Json {
                 commandType: { type: "string" },
                 params: { type: "object", additionalProperties: { type: "string" } },
                 scheduleTime: iso,
+                timezone: {
+                  type: "string",
+                  description:
+                    "IANA zone of its time parameters: the schedule's, backfill's or parent's, else the workflow's timezone, else UTC",
+                },
                 runs: { type: "integer", description: "1, then +1 per rerun or recover-failed" },
                 workerGroup: { type: "string", description: "run-time group of 'default' tasks" },
                 scheduleId: { type: "string", description: "the schedule that fired it" },
@@ -694,6 +896,29 @@ export function openApiDocument(version: string): Json {
               },
             },
           ],
+        },
+        Explanation: {
+          type: "object",
+          description: "why a task is where it is: one reason, one sentence, the facts behind it",
+          required: ["code", "state", "reason", "message", "facts"],
+          properties: {
+            code: { type: "string" },
+            type: { enum: [...TASK_TYPES] },
+            state: {
+              enum: [...TASK_STATES, "NOT_STARTED", "NOT_IN_SCOPE"],
+              description:
+                "the current attempt's state; NOT_STARTED when it has none in this round",
+            },
+            attempt: { type: "integer", minimum: 1 },
+            reason: { enum: [...EXPLAIN_REASONS] },
+            message: { type: "string", description: "one sentence, no relative times" },
+            facts: {
+              type: "object",
+              additionalProperties: true,
+              description:
+                "what the reason rests on, e.g. upstream states, taskGroup {name, capacity, used, waiting, position}, workerGroup and lastPollAt, dueAt (ISO-8601 times)",
+            },
+          },
         },
         TaskInstance: {
           type: "object",

@@ -1,6 +1,8 @@
 /** Store records → API-v1.md shapes (ISO-8601 times, absent fields omitted). */
 
+import { currentAttempts } from "../core/current-attempts.js";
 import { progressCounts } from "../core/progress.js";
+import { runTypeOf } from "../core/run-type.js";
 import type {
   InstanceRecord,
   InstanceSummaryRecord,
@@ -25,7 +27,19 @@ export function workflowSummary(h: WorkflowHead) {
   });
 }
 
-export function instanceSummary(i: InstanceSummaryRecord) {
+/**
+ * An instance as lists show it (API-v1.md InstanceSummary), plus `scheduleTime` (nominal time of
+ * a scheduled, backfilled or sub-workflow run) and `runType` (lib/core/run-type.ts). An item
+ * written before `runType` was stored has none in a list (the index holds only the summary);
+ * given the whole record, it is derived from the record's origin instead.
+ */
+export function instanceSummary(
+  i: InstanceSummaryRecord &
+    Partial<
+      Pick<InstanceRecord, "commandType" | "scheduleId" | "backfillId" | "triggerId" | "parent">
+    >,
+) {
+  const whole = i.commandType !== undefined;
   return compact({
     instanceId: i.instanceId,
     workflow: i.workflow,
@@ -35,6 +49,8 @@ export function instanceSummary(i: InstanceSummaryRecord) {
     createdAt: iso(i.createdAt),
     startedAt: iso(i.startedAt),
     endedAt: iso(i.endedAt),
+    scheduleTime: iso(i.scheduleTime),
+    runType: i.runType ?? (whole ? runTypeOf({ ...i, type: i.commandType }) : undefined),
   });
 }
 
@@ -64,18 +80,40 @@ export function taskInstance(t: TaskInstanceRecord, link?: LogLink) {
   });
 }
 
-/** The full instance: summary, run settings, progress counts, latest attempt of every task. */
-export function instanceDetail(i: InstanceRecord, tasks: TaskInstanceRecord[], link?: LogLink) {
+/**
+ * The latest attempt of every task: the stand-in for {@link currentAttempts} when the
+ * definition (its task order) can no longer be read.
+ */
+function latestAttempts(tasks: readonly TaskInstanceRecord[]): TaskInstanceRecord[] {
   const latest = new Map<string, TaskInstanceRecord>();
   for (const t of tasks) {
     const cur = latest.get(t.code);
     if (!cur || cur.attempt < t.attempt) latest.set(t.code, t);
   }
+  return [...latest.values()];
+}
+
+/**
+ * The full instance: summary, run settings, progress counts, and the current attempt of every
+ * task that started in the current round (lib/core/current-attempts.ts); earlier rounds' attempts
+ * are left to the attempts endpoint.
+ * @param codes the task codes of the instance's definition version, by index; when absent (the
+ *   version was deleted), the latest attempt of every task is shown instead.
+ */
+export function instanceDetail(
+  i: InstanceRecord,
+  tasks: TaskInstanceRecord[],
+  link?: LogLink,
+  codes?: readonly string[],
+) {
+  const current = codes ? currentAttempts(i.progress, codes, tasks) : latestAttempts(tasks);
   return compact({
     ...instanceSummary(i),
     commandType: i.commandType,
     params: i.params,
     scheduleTime: iso(i.scheduleTime),
+    // The zone of its time parameters (instances from before zones were recorded used UTC).
+    timezone: i.timezone ?? "UTC",
     failureStrategy: i.failureStrategy,
     dryRun: i.dryRun,
     startTasks: i.startTasks,
@@ -89,7 +127,7 @@ export function instanceDetail(i: InstanceRecord, tasks: TaskInstanceRecord[], l
     error: i.error,
     parent: i.parent,
     deadlineAt: iso(i.deadlineAt),
-    tasks: [...latest.values()]
+    tasks: current
       .sort((a, b) => a.submittedAt - b.submittedAt || (a.code < b.code ? -1 : 1))
       .map((t) => taskInstance(t, link)),
   });

@@ -7,9 +7,11 @@ import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import * as bf from "./backfills.js";
 import type { ApiDeps } from "./deps.js";
 import { recentEvents } from "./events.js";
+import * as ex from "./explain.js";
 import { errorResult, json } from "./http.js";
 import * as inst from "./instances.js";
 import { openApiDocument } from "./openapi.js";
+import * as rd from "./render.js";
 import * as sc from "./schedules.js";
 import * as tg from "./task-groups.js";
 import * as tr from "./triggers.js";
@@ -64,6 +66,7 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
     /^\/v1\/workflows\/([^/]+)\/backfill$/,
     (d, [n], e) => bf.createBackfill(d, n as string, e),
   ],
+  ["GET", /^\/v1\/backfills$/, (d, _p, e) => bf.listBackfills(d, e)],
   ["GET", /^\/v1\/backfills\/([^/]+)$/, (d, [i]) => bf.getBackfill(d, i as string)],
   [
     "POST",
@@ -101,6 +104,31 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
     "GET",
     /^\/v1\/instances\/([^/]+)\/tasks\/([^/]+)\/log$/,
     (d, [i, c], e) => inst.getLog(d, i as string, c as string, e),
+  ],
+  [
+    "GET",
+    /^\/v1\/instances\/([^/]+)\/tasks\/([^/]+)\/render$/,
+    (d, [i, c], e) => rd.renderInstanceTask(d, i as string, c as string, e),
+  ],
+  [
+    "GET",
+    /^\/v1\/workflows\/([^/]+)\/tasks\/([^/]+)\/render$/,
+    (d, [n, c], e) => rd.renderWorkflowTask(d, n as string, c as string, e, "GET"),
+  ],
+  [
+    "POST",
+    /^\/v1\/workflows\/([^/]+)\/tasks\/([^/]+)\/render$/,
+    (d, [n, c], e) => rd.renderWorkflowTask(d, n as string, c as string, e, "POST"),
+  ],
+  [
+    "GET",
+    /^\/v1\/instances\/([^/]+)\/explain$/,
+    (d, [i]) => ex.explainInstanceRoute(d, i as string),
+  ],
+  [
+    "GET",
+    /^\/v1\/instances\/([^/]+)\/tasks\/([^/]+)\/explain$/,
+    (d, [i, c]) => ex.explainTaskRoute(d, i as string, c as string),
   ],
 ];
 

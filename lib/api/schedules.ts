@@ -163,6 +163,11 @@ function fireView(f: FireRecord) {
   };
 }
 
+/** Whether the ledger holds any entry of schedule `id` (one item read). */
+async function hasFires(deps: ApiDeps, id: string): Promise<boolean> {
+  return (await deps.scheduling.fires.listFires(id, { limit: 1 })).items.length > 0;
+}
+
 async function load(deps: ApiDeps, id: string): Promise<ScheduleRecord> {
   const s = RESOURCE_ID.test(id) ? await deps.scheduling.schedules.getSchedule(id) : undefined;
   if (!s) throw notFound(`schedule '${id.slice(0, 64)}' does not exist`);
@@ -277,15 +282,26 @@ export async function listFires(
   };
   const from = time(q.from, "from");
   const to = time(q.to, "to");
-  await load(deps, id);
-  const page = await deps.scheduling.fires.listFires(id, {
-    ...(from !== undefined ? { from } : {}),
-    ...(to !== undefined ? { to } : {}),
-    limit: parseLimit(q.limit),
-    ...(q.nextToken ? { nextToken: q.nextToken } : {}),
-  });
+  const limit = parseLimit(q.limit);
+  if (!RESOURCE_ID.test(id)) throw notFound(`schedule '${id.slice(0, 64)}' does not exist`);
+  const [schedule, page] = await Promise.all([
+    deps.scheduling.schedules.getSchedule(id),
+    deps.scheduling.fires.listFires(id, {
+      ...(from !== undefined ? { from } : {}),
+      ...(to !== undefined ? { to } : {}),
+      limit,
+      ...(q.nextToken ? { nextToken: q.nextToken } : {}),
+    }),
+  ]);
+  // The ledger is an audit record: it outlives its schedule. A deleted schedule is known by
+  // its entries; one that left none cannot be told from an id that never existed.
+  const deleted = !schedule;
+  if (deleted && page.items.length === 0 && !(await hasFires(deps, id))) {
+    throw notFound(`schedule '${id}' does not exist (and no fire of it is recorded)`);
+  }
   return json(200, {
     items: page.items.map(fireView),
     ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+    ...(deleted ? { scheduleDeleted: true } : {}),
   });
 }

@@ -1,7 +1,8 @@
 /** Workflow definition endpoints (API-v1.md "Workflow definitions"). */
 import { isDeepStrictEqual } from "node:util";
-import { conflict, notFound, validationError } from "../core/errors.js";
+import { conflict, type ErrorDetail, notFound, validationError } from "../core/errors.js";
 import { RELEASE_STATES, type ReleaseState, type WorkflowDefinition } from "../core/model.js";
+import { unresolvedParamReferences } from "../core/param-references.js";
 import { checkName, parseWorkflowDefinition } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { WorkflowHead } from "../store/records.js";
@@ -33,6 +34,41 @@ function headResult(h: WorkflowHead, createdAt: number) {
   };
 }
 
+/**
+ * What a PUT did: CREATED a new workflow (also a name whose workflow was deleted), UPDATED an
+ * existing one with a new version, or left it UNCHANGED (the body equals the latest version).
+ * An optional field added to the contract's response, so a client (`shoal apply`) can say
+ * "created" or "updated" without a GET that could race with another writer.
+ */
+type WorkflowChange = "CREATED" | "UPDATED" | "UNCHANGED";
+
+/**
+ * Most warnings one PUT answer lists: a generated definition of 10,000 tasks with the same
+ * typo in each would otherwise answer megabytes (a Lambda response holds at most 6 MB).
+ */
+export const MAX_WARNINGS = 100;
+
+/** The PUT response: the contract's fields, `change`, and `warnings` when there are any. */
+function putResult(
+  h: WorkflowHead,
+  createdAt: number,
+  change: WorkflowChange,
+  warnings: readonly ErrorDetail[],
+) {
+  const listed =
+    warnings.length <= MAX_WARNINGS
+      ? warnings
+      : [
+          ...warnings.slice(0, MAX_WARNINGS),
+          { path: "", message: `${warnings.length - MAX_WARNINGS} more warnings are not listed` },
+        ];
+  return {
+    ...headResult(h, createdAt),
+    change,
+    ...(listed.length > 0 ? { warnings: listed } : {}),
+  };
+}
+
 /** SUB_WORKFLOW tasks must name another workflow that exists (400 otherwise, nothing written). */
 async function checkSubWorkflows(deps: ApiDeps, name: string, def: WorkflowDefinition) {
   const details: Array<{ path: string; message: string }> = [];
@@ -51,7 +87,12 @@ async function checkSubWorkflows(deps: ApiDeps, name: string, def: WorkflowDefin
   if (details.length > 0) throw validationError(details);
 }
 
-/** PUT /v1/workflows/{name}: 201 with a new version, 200 when the body equals the latest. */
+/**
+ * PUT /v1/workflows/{name}: 201 with a new version, 200 when the body equals the latest. Both
+ * carry `change` and, when a `${name}` reference in the definition is something nothing in it
+ * can set, `warnings` (param-references.ts): a run's parameters may still set it, so the
+ * definition is stored all the same.
+ */
 export async function putWorkflow(
   deps: ApiDeps,
   name: string,
@@ -60,6 +101,7 @@ export async function putWorkflow(
   checkName(name, "name");
   const def = parseWorkflowDefinition(asObject(parseBody(event, { allowYaml: true })));
   await checkSubWorkflows(deps, name, def);
+  const warnings = unresolvedParamReferences(def);
   for (let tries = 0; tries < 5; tries++) {
     const now = deps.now();
     const head = await deps.store.getWorkflowHead(name);
@@ -70,7 +112,7 @@ export async function putWorkflow(
       if (def.releaseState && def.releaseState !== live.releaseState) {
         current = (await deps.store.setReleaseState(name, def.releaseState, now)) ?? live;
       }
-      return json(200, headResult(current, latest.createdAt));
+      return json(200, putResult(current, latest.createdAt, "UNCHANGED", warnings));
     }
     const latestVersion = head?.latestVersion ?? 0;
     // A version number left by a writer that lost the race (or crashed) is skipped, never reused.
@@ -86,7 +128,7 @@ export async function putWorkflow(
       updatedAt: now,
     };
     if (await deps.store.putWorkflowHead(next, latestVersion))
-      return json(201, headResult(next, now));
+      return json(201, putResult(next, now, live ? "UPDATED" : "CREATED", warnings));
   }
   throw conflict(`workflow '${name}' is being changed concurrently; try again`);
 }

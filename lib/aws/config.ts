@@ -37,6 +37,22 @@ export const ENV = {
   standaloneUrl: "SHOAL_STANDALONE_URL",
   /** Days a finished instance is kept before DynamoDB TTL deletes it; unset or 0: kept forever. */
   instanceRetentionDays: "SHOAL_INSTANCE_RETENTION_DAYS",
+  /**
+   * Worker groups a Lambda worker serves, comma-separated (the stack's `workerGroups`): their
+   * queues are polled by an event source mapping, so `shoal explain` counts them as served
+   * without a worker heartbeat (lib/engine/worker-heartbeat.ts).
+   */
+  lambdaWorkerGroups: "SHOAL_LAMBDA_WORKER_GROUPS",
+  /**
+   * Minutes a worker keeps the work directory of an attempt that did not succeed, for
+   * debugging (default 60; 0 removes it at once). A successful attempt's goes when it ends.
+   */
+  keepFailedWorkMinutes: "SHOAL_KEEP_FAILED_WORK_MINUTES",
+  /**
+   * Standalone only: seconds between its retention sweeps, which delete what expired (the
+   * emulators have no DynamoDB TTL); default 600.
+   */
+  retentionSweepSeconds: "SHOAL_RETENTION_SWEEP_SECONDS",
 } as const;
 
 /**
@@ -114,6 +130,10 @@ export interface ShoalConfig {
    * TTL deletes them (on AWS); 0: forever (the default; the CDK stack sets 90).
    */
   instanceRetentionDays: number;
+  /** How long a worker keeps the work directory of an attempt that did not succeed, ms. */
+  keepFailedWorkMs: number;
+  /** Worker groups served by a Lambda worker (on AWS; empty in standalone). */
+  lambdaWorkerGroups: string[];
 }
 
 /** Resource names derived from a prefix (`shoal` unless set). */
@@ -169,6 +189,15 @@ function nonNegative(env: NodeJS.ProcessEnv, key: string): number {
   return n;
 }
 
+function minutes(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`${key} must be a number of minutes >= 0, got '${raw}'`);
+  return n;
+}
+
 /** Reads the configuration from environment variables (defaults suit AWS Lambda). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
   const prefix = env[ENV.prefix] || "shoal";
@@ -198,6 +227,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
     ...(env[ENV.taskLogGroup] ? { taskLogGroup: env[ENV.taskLogGroup] } : {}),
     ...(env[ENV.eventBus] ? { eventBus: env[ENV.eventBus] } : {}),
     instanceRetentionDays: nonNegative(env, ENV.instanceRetentionDays),
+    keepFailedWorkMs: minutes(env, ENV.keepFailedWorkMinutes, 60) * 60_000,
+    lambdaWorkerGroups: (env[ENV.lambdaWorkerGroups] ?? "")
+      .split(",")
+      .map((g) => g.trim())
+      .filter((g) => g !== ""),
   };
 }
 

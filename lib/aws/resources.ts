@@ -94,7 +94,14 @@ const BACKFILL_SUMMARY = [
   "lastTime",
 ];
 
-/** Instance attributes the list indexes carry (besides their keys and instanceId). */
+/**
+ * Instance attributes the list indexes carry (besides their keys and instanceId). A GSI's
+ * projection cannot be changed in place (DynamoDB UpdateTable only creates or deletes an index;
+ * CloudFormation: `NonKeyAttributes` "Update requires: Updates are not supported"). On a
+ * deployed table, adding an attribute here (`runType` was added) means deleting and re-creating
+ * both instance indexes (one index per table update), while the instance lists are unavailable;
+ * `ensureTables` leaves existing tables as they are.
+ */
 const INSTANCE_SUMMARY = [
   "version",
   "state",
@@ -103,6 +110,7 @@ const INSTANCE_SUMMARY = [
   "startedAt",
   "endedAt",
   "scheduleTime",
+  "runType",
 ];
 
 export const TABLES: readonly TableSpec[] = [

@@ -15,6 +15,10 @@ export interface WorkflowWritten {
   version: number;
   releaseState: string;
   createdAt: string;
+  /** `CREATED`, `UPDATED` or `UNCHANGED`; absent from servers older than the field. */
+  change?: string;
+  /** References nothing in the definition can set (`{path, message}`); absent when none. */
+  warnings?: Array<{ path: string; message: string }>;
 }
 
 /** Item of `GET /v1/workflows`. */
@@ -55,6 +59,13 @@ export interface InstanceSummary {
   createdAt?: string;
   startedAt?: string;
   endedAt?: string;
+  /** Nominal time of a scheduled, backfilled or sub-workflow run. */
+  scheduleTime?: string;
+  /**
+   * What started it: `MANUAL`, `SCHEDULE`, `BACKFILL`, `TRIGGER` or `SUB_WORKFLOW`
+   * (lib/core/run-type.ts); absent on instances from before the API recorded it.
+   */
+  runType?: string;
 }
 
 /**
@@ -120,6 +131,8 @@ export interface InstanceProgress {
 /** Answer of `GET /v1/instances/{id}`. */
 export interface Instance extends InstanceSummary {
   progress?: InstanceProgress;
+  /** 1, then +1 per rerun or recover-failed. */
+  runs?: number;
   tasks?: TaskInstance[];
 }
 
@@ -127,6 +140,34 @@ export interface Instance extends InstanceSummary {
 export interface InstanceActionResult {
   instanceId: string;
   state: string;
+}
+
+/**
+ * Why a task is not running (answer of `GET /v1/instances/{id}/tasks/{code}/explain`, item of
+ * the instance's explain; lib/core/explain.ts): one reason, one sentence, the facts behind it.
+ */
+export interface TaskExplanation {
+  code: string;
+  type?: string;
+  /** The current attempt's state; `NOT_STARTED` without one; `NOT_IN_SCOPE` outside the run. */
+  state: string;
+  attempt?: number;
+  /** E.g. `WAITING_FOR_UPSTREAM`, `TASK_GROUP_FULL`, `NO_WORKER`, `RETRY_DUE`. */
+  reason: string;
+  message: string;
+  facts?: Record<string, unknown>;
+}
+
+/** Answer of `GET /v1/instances/{id}/explain`: what holds the instance, and each waiting task. */
+export interface InstanceExplanation {
+  instanceId: string;
+  workflow: string;
+  version?: number;
+  state: string;
+  /** Set when something holds the whole instance (not started, paused, ended…). */
+  reason?: string;
+  message?: string;
+  tasks: TaskExplanation[];
 }
 
 /** Answer of `GET /v1/instances/{id}/tasks/{code}/log`. */
@@ -213,6 +254,9 @@ export interface Backfill {
   failed: number;
   /** Not started yet. */
   pending: number;
+  /** The first and last nominal time, in run order (DESC backfills run the newest first). */
+  firstTime?: string;
+  lastTime?: string;
   createdAt: string;
   updatedAt: string;
 }

@@ -13,6 +13,30 @@ export interface ApiErrorDetail {
   message: string;
 }
 
+/**
+ * Body field → the flag that filled it, for one verb (e.g. `{priority: "--priority", params:
+ * "--param", startTasks: "--start-task"}`), so an API validation error names what the user typed.
+ * A key also covers the paths below it: `params.day` is reported as `--param day`,
+ * `startTasks[1]` as `--start-task`.
+ */
+export type FlagMap = Readonly<Record<string, string>>;
+
+/** The flag a detail `path` of a request body stands for under `flags`, or undefined. */
+export function flagOf(path: string, flags: FlagMap): string | undefined {
+  const exact = flags[path];
+  if (exact !== undefined) return exact;
+  let best: string | undefined;
+  for (const key of Object.keys(flags)) {
+    const below = path.startsWith(`${key}.`) || path.startsWith(`${key}[`);
+    if (below && (best === undefined || key.length > best.length)) best = key;
+  }
+  if (best === undefined) return undefined;
+  const flag = flags[best] as string;
+  const rest = path.slice(best.length);
+  // `params.day` → `--param day`; an index (`startTasks[1]`) adds nothing the user typed.
+  return rest.startsWith(".") ? `${flag} ${rest.slice(1)}` : flag;
+}
+
 /** An error answer of the API (status >= 400), message already formatted for the terminal. */
 export class ApiError extends CliError {
   readonly status: number;
@@ -20,7 +44,11 @@ export class ApiError extends CliError {
   readonly details: ApiErrorDetail[];
 
   constructor(status: number, code: string, message: string, details: ApiErrorDetail[]) {
-    const lines = details.map((d) => `\n  - ${d.path ? `${d.path}: ` : ""}${d.message}`);
+    const lines = details
+      .map((d) => `${d.path ? `${d.path}: ` : ""}${d.message}`)
+      // The API's message is often its first detail (`priority: must be …`): say it once.
+      .filter((line) => line !== message)
+      .map((line) => `\n  - ${line}`);
     super(`${message}${lines.join("")}`);
     this.name = "ApiError";
     this.status = status;
@@ -84,14 +112,17 @@ export class ApiClient {
     return items;
   }
 
-  /** POST a JSON body (or none). */
-  async post<T>(path: string, body?: unknown): Promise<ApiResponse<T>> {
-    return this.request<T>("POST", path, { body });
+  /**
+   * POST a JSON body (or none). With `flags`, a validation error names the flags that filled
+   * the body's fields instead of the fields ({@link FlagMap}).
+   */
+  async post<T>(path: string, body?: unknown, flags?: FlagMap): Promise<ApiResponse<T>> {
+    return this.request<T>("POST", path, { body, ...(flags ? { flags } : {}) });
   }
 
-  /** PUT a JSON body. */
-  async put<T>(path: string, body: unknown): Promise<ApiResponse<T>> {
-    return this.request<T>("PUT", path, { body });
+  /** PUT a JSON body; `flags` as for {@link post}. */
+  async put<T>(path: string, body: unknown, flags?: FlagMap): Promise<ApiResponse<T>> {
+    return this.request<T>("PUT", path, { body, ...(flags ? { flags } : {}) });
   }
 
   /** DELETE a resource; the answer body is usually empty (204), so `body` is then undefined. */
@@ -107,7 +138,7 @@ export class ApiClient {
   async request<T>(
     method: string,
     path: string,
-    opts: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+    opts: { query?: Query; body?: unknown; signal?: AbortSignal; flags?: FlagMap } = {},
   ): Promise<ApiResponse<T>> {
     // The query is encoded as SigV4 canonicalises it, so what is signed is what is sent.
     const url = new URL(`${this.endpoint}${path}${encodeQuery(opts.query ?? {})}`);
@@ -145,7 +176,7 @@ export class ApiClient {
     }
     const text = await res.text();
     const parsed = parseJson(text);
-    if (!res.ok) throw awsRefusal(res, parsed, this) ?? toApiError(res, parsed);
+    if (!res.ok) throw awsRefusal(res, parsed, this) ?? toApiError(res, parsed, opts.flags);
     if (text !== "" && parsed === undefined) {
       throw new CliError(`${method} ${path}: the answer is not JSON (status ${res.status})`);
     }
@@ -162,11 +193,15 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Builds the error from the contract's shape, falling back to the status line (e.g. a proxy's 502). */
-function toApiError(res: Response, body: unknown): ApiError {
+/**
+ * Builds the error from the contract's shape, falling back to the status line (e.g. a proxy's
+ * 502). Detail paths found in `flags` are reported as their flags, in the details and where the
+ * message starts with one (`priority: must be …` → `--priority: must be …`).
+ */
+function toApiError(res: Response, body: unknown, flags: FlagMap = {}): ApiError {
   const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   const code = typeof error?.code === "string" ? error.code : `HTTP${res.status}`;
-  const message =
+  let message =
     typeof error?.message === "string"
       ? error.message
       : `HTTP ${res.status} ${res.statusText}`.trim();
@@ -174,7 +209,12 @@ function toApiError(res: Response, body: unknown): ApiError {
   if (Array.isArray(error?.details)) {
     for (const d of error.details) {
       if (isRecord(d) && typeof d.message === "string") {
-        details.push({ path: typeof d.path === "string" ? d.path : "", message: d.message });
+        const path = typeof d.path === "string" ? d.path : "";
+        const flag = path === "" ? undefined : flagOf(path, flags);
+        if (flag !== undefined && message.startsWith(`${path}: `)) {
+          message = `${flag}: ${message.slice(path.length + 2)}`;
+        }
+        details.push({ path: flag ?? path, message: d.message });
       }
     }
   }

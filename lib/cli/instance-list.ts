@@ -6,10 +6,12 @@ import type { ApiClient } from "./http.js";
 /** The API's largest page; bigger limits are served by following `nextToken`. */
 const MAX_PAGE = 200;
 
-/** Which instances to list (`--workflow`, `--state`, `--limit`). */
+/** Which instances to list (`--workflow`, `--state`, `--type`, `--limit`). */
 export interface InstanceFilter {
   workflow?: string;
   state?: string;
+  /** The API's `runType` (lib/core/run-type.ts). */
+  runType?: string;
   limit: number;
 }
 
@@ -27,6 +29,7 @@ export async function fetchInstances(
       {
         workflow: filter.workflow,
         state: filter.state,
+        runType: filter.runType,
         limit: Math.min(MAX_PAGE, filter.limit - items.length),
         nextToken,
       },
@@ -38,15 +41,28 @@ export async function fetchInstances(
   return nextToken ? { items, nextToken } : { items };
 }
 
-/** Column headers of the instance table. */
-export const INSTANCE_HEADERS = ["INSTANCE", "WORKFLOW", "STATE", "CREATED", "DURATION"];
+/**
+ * Column headers of the instance table. TYPE is the API's `runType` (what started the instance);
+ * SCHEDULE TIME the nominal time of a scheduled, backfilled or sub-workflow run.
+ */
+export const INSTANCE_HEADERS = [
+  "INSTANCE",
+  "WORKFLOW",
+  "STATE",
+  "TYPE",
+  "SCHEDULE TIME",
+  "CREATED",
+  "DURATION",
+];
 
-/** One row of the instance table, matching {@link INSTANCE_HEADERS}. */
+/** One row of the instance table, matching {@link INSTANCE_HEADERS}; `-` for what is absent. */
 export function instanceCells(i: InstanceSummary, now: number = Date.now()): string[] {
   return [
     i.instanceId,
     `${i.workflow}:${i.version}`,
     i.state,
+    i.runType ?? "-",
+    formatTime(i.scheduleTime),
     formatTime(i.createdAt),
     durationBetween(i.startedAt, i.endedAt, now),
   ];

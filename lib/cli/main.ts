@@ -5,7 +5,7 @@
  */
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import {
   AUTH_MODES,
   type CliSettings,
@@ -20,14 +20,17 @@ import {
 import { registerApply } from "./commands/apply.js";
 import { registerBackfills } from "./commands/backfills.js";
 import { registerConfig } from "./commands/config.js";
+import { registerExplain } from "./commands/explain.js";
 import { registerImport } from "./commands/import.js";
 import { registerInstances } from "./commands/instances.js";
 import { registerLogs } from "./commands/logs.js";
+import { registerRender } from "./commands/render.js";
 import { registerRun } from "./commands/run.js";
 import { registerSchedules } from "./commands/schedules.js";
 import { registerServers } from "./commands/server.js";
 import { registerTaskGroups } from "./commands/task-groups.js";
 import { registerTriggers } from "./commands/triggers.js";
+import { registerWait } from "./commands/wait.js";
 import { registerWorkflows } from "./commands/workflows.js";
 import type { CliContext, CliIo } from "./context.js";
 import { CliError, EXIT, UsageError } from "./errors.js";
@@ -103,7 +106,10 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
   registerRun(program, ctx);
   registerWorkflows(program, ctx);
   registerInstances(program, ctx);
+  registerWait(program, ctx);
   registerLogs(program, ctx);
+  registerRender(program, ctx);
+  registerExplain(program, ctx);
   registerTaskGroups(program, ctx);
   registerSchedules(program, ctx);
   registerBackfills(program, ctx);
@@ -122,7 +128,7 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
 
 const ENDPOINT_HELP = `Shoal API endpoint (env SHOAL_ENDPOINT, then the config file; default ${DEFAULT_ENDPOINT})`;
 const AUTH_HELP =
-  "request auth: iam (SigV4), jwt (bearer token from env SHOAL_TOKEN) or none (env SHOAL_AUTH; default: iam for AWS endpoints, else none)";
+  "request auth: iam|jwt|none: iam (SigV4), jwt (bearer token from env SHOAL_TOKEN) or none (env SHOAL_AUTH; default: iam for AWS endpoints, else none)";
 const REGION_HELP =
   "AWS region for signing (default: from an AWS endpoint's host, then env AWS_REGION, AWS_DEFAULT_REGION)";
 const PROFILE_HELP = "AWS profile for credentials (env AWS_PROFILE)";
@@ -131,7 +137,12 @@ const PROFILE_HELP = "AWS profile for credentials (env AWS_PROFILE)";
 function globalOptions(): Option[] {
   return [
     new Option("--endpoint <url>", ENDPOINT_HELP),
-    new Option("--auth <mode>", AUTH_HELP).choices(AUTH_MODES),
+    // Not commander's .choices(): help shows the values as typed, like every other option.
+    new Option("--auth <mode>", AUTH_HELP).argParser((value) => {
+      const mode = AUTH_MODES.find((m) => m === value.toLowerCase());
+      if (!mode) throw new InvalidArgumentError(`must be one of ${AUTH_MODES.join("|")}.`);
+      return mode;
+    }),
     new Option("--region <region>", REGION_HELP),
     new Option("--profile <name>", PROFILE_HELP),
   ];

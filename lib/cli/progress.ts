@@ -1,31 +1,26 @@
-/** The live progress line of `shoal run --wait`. */
+/**
+ * How the CLI shows an instance's progress: always the API's own counts (`progress` of
+ * `GET /v1/instances/{id}`, lib/core/progress.ts `progressCounts`), never a count of its own, so
+ * `run --wait`, `wait`, `instances --watch` and `get instance` agree with the API and the
+ * console. `active` is the API's word: submitted, dispatched, running or waiting for a retry.
+ */
+import type { InstanceProgress } from "./api-types.js";
 import type { OutStream } from "./context.js";
 
-const DONE = new Set(["SUCCESS", "FORCED_SUCCESS", "SKIPPED"]);
-const ACTIVE = new Set(["SUBMITTED", "DISPATCHED", "RUNNING"]);
-const FAILED = new Set(["FAILURE", "KILLED"]);
-
-/** Task counts of one instance snapshot. */
-export interface TaskCounts {
-  done: number;
-  running: number;
-  failed: number;
+/**
+ * `12/58 done, 4 active, 1 failed`: the API's counts over the tasks in scope. A failure a
+ * CONDITIONS task handled counts as done (the API's rule), a killed task as failed. Undefined
+ * when the answer has no usable progress (an instance still waiting for the dispatcher).
+ */
+export function progressText(p: InstanceProgress | undefined): string | undefined {
+  if (!p || ![p.done, p.active, p.failed, p.total].every(Number.isFinite)) return undefined;
+  return `${p.done}/${p.total} done, ${p.active} active, ${p.failed} failed`;
 }
 
-/** Counts the latest attempt of every task by the state groups the progress line shows. */
-export function countTasks(tasks: ReadonlyArray<{ state: string }>): TaskCounts {
-  const counts: TaskCounts = { done: 0, running: 0, failed: 0 };
-  for (const t of tasks) {
-    if (DONE.has(t.state)) counts.done++;
-    else if (ACTIVE.has(t.state)) counts.running++;
-    else if (FAILED.has(t.state)) counts.failed++;
-  }
-  return counts;
-}
-
-/** `RUNNING  12/58 done  4 running  0 failed` */
-export function progressLine(state: string, counts: TaskCounts, total: number): string {
-  return `${state}  ${counts.done}/${total} done  ${counts.running} running  ${counts.failed} failed`;
+/** `RUNNING  12/58 done, 4 active, 0 failed`, or the state alone while there is no progress. */
+export function progressLine(state: string, p: InstanceProgress | undefined): string {
+  const text = progressText(p);
+  return text === undefined ? state : `${state}  ${text}`;
 }
 
 /**

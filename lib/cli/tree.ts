@@ -10,6 +10,7 @@ import {
   type WorkflowTaskRef,
 } from "./api-types.js";
 import { durationBetween, formatDuration, oneLine } from "./format.js";
+import { progressText } from "./progress.js";
 
 /** How many codes `(also after: …)` and `→ …` name before they only count the rest. */
 const ALSO_AFTER_NAMES = 3;
@@ -61,7 +62,8 @@ export function topologicalOrder(tasks: readonly WorkflowTaskRef[]): WorkflowTas
 }
 
 /**
- * Draws `inst` as a header line (id, workflow:version, state, duration) followed by one line
+ * Draws `inst` as a header line (id, workflow:version, state, the API's progress, duration)
+ * followed by one line
  * per task of the DAG `definition`: `code  STATE  attempt N  12.3s`, children indented under
  * their first upstream, a task with several upstreams marked `(also after: b, c)`, a task
  * without an attempt yet as `-`; notes follow (error, warning, awaited task group, branch
@@ -73,10 +75,13 @@ export function renderInstanceTree(
   definition: readonly WorkflowTaskRef[] | undefined,
   now: number = Date.now(),
 ): string[] {
+  // The API's progress (as `run --wait` and `instances --watch` show it), when it has one.
+  const progress = progressText(inst.progress);
   const header = [
     inst.instanceId,
     `${inst.workflow}:${inst.version}`,
     inst.state,
+    ...(progress === undefined ? [] : [progress]),
     durationBetween(inst.startedAt, inst.endedAt, now),
   ].join("  ");
 

@@ -13,6 +13,7 @@ import {
   type InstanceFilter,
   instanceCells,
 } from "./instance-list.js";
+import { progressText } from "./progress.js";
 
 /** Only the newest unfinished instances, at most this many, get a PROGRESS cell (one request each per frame). */
 export const MAX_PROGRESS_LOOKUPS = 20;
@@ -101,8 +102,9 @@ function withProgress(cells: readonly string[], progress: string): string[] {
 }
 
 /**
- * `done/total` by instance id for the newest {@link MAX_PROGRESS_LOOKUPS} unfinished instances
- * of `items` (newest first). An instance that cannot be read, or has no progress yet, is left out.
+ * The API's progress (`12/58 done, 4 active, 0 failed`, progress.ts) by instance id for the
+ * newest {@link MAX_PROGRESS_LOOKUPS} unfinished instances of `items` (newest first). An instance
+ * that cannot be read, or has no progress yet, is left out.
  */
 async function progressCells(
   api: ApiClient,
@@ -118,10 +120,8 @@ async function progressCells(
     for (let i = unfinished[next++]; i !== undefined; i = unfinished[next++]) {
       try {
         const inst = await api.get<Instance>(`/v1/instances/${seg(i.instanceId)}`, {}, signal);
-        const p = inst.progress;
-        if (p && Number.isFinite(p.done) && Number.isFinite(p.total)) {
-          cells.set(i.instanceId, `${p.done}/${p.total}`);
-        }
+        const text = progressText(inst.progress);
+        if (text !== undefined) cells.set(i.instanceId, text);
       } catch (err) {
         if (signal.aborted) throw err;
         // Gone since the list was read, or a blip: the cell shows `-` this time.

@@ -6,13 +6,34 @@
  * "Content filtering in Amazon EventBridge event patterns", "Matching null values and empty
  * strings", "Arrays in Amazon EventBridge event patterns"). Where the guide is silent, they follow
  * aws/event-ruler, the matcher EventBridge runs: which arrays may be matched together, how `$or`
- * expands, which operands are refused, the CIDR mask limits. No maintained npm package implements
- * these rules faithfully, so they are written out here.
+ * expands, which operands are refused, the CIDR mask limits, how keys with dots name fields
+ * (event-pattern-match.ts), and which wildcards make a rule too complex
+ * (event-pattern-complexity.ts). No maintained npm package implements these rules faithfully, so
+ * they are written out here.
  */
+import {
+  EVENT_PATTERN_MAX_WILDCARD_COMPLEXITY,
+  wildcardComplexity,
+  wildcardFields,
+} from "./event-pattern-complexity.js";
+import {
+  EventFields,
+  isPlainObject,
+  leaves,
+  type Matcher,
+  matchNode,
+  type PatternNode,
+  type Scalar,
+} from "./event-pattern-match.js";
+
+export { EVENT_PATTERN_MAX_WILDCARD_COMPLEXITY };
 
 /** Longest pattern accepted, in characters of its JSON text. */
 export const EVENT_PATTERN_MAX_CHARS = 2048;
-/** Deepest field nesting accepted: `{"a":{"b":[1]}}` is 2 levels (`$or` adds none). */
+/**
+ * Deepest field nesting accepted, in JSON objects: `{"a":{"b":[1]}}` is 2 levels (`$or` adds
+ * none, nor do the dots of a key: `{"a.b":[1]}` is 1).
+ */
 export const EVENT_PATTERN_MAX_DEPTH = 10;
 /**
  * Most alternatives a pattern may expand to through `$or`. EventBridge refuses patterns with
@@ -57,17 +78,55 @@ export interface EventBridgeEvent {
  * CIDR blocks (a mask of at least 32 bits for IPv4 or 128 for IPv6 too, as event-ruler rules:
  * match one address with its plain string); wildcards with `**` or a backslash escaping anything
  * but `*` or `\`; `$or` expanding to more than {@link EVENT_PATTERN_MAX_COMBINATIONS}
- * alternatives. A `$or` that is not an array of at least two objects free of operator names is
- * read as a plain field name, as event-ruler does for backward compatibility.
+ * alternatives; a field whose wildcard and anything-but wildcard values are more complex than
+ * {@link EVENT_PATTERN_MAX_WILDCARD_COMPLEXITY} (EventBridge's "Rule is too complex": the
+ * sentence is `detail.key: wildcard pattern too complex: ...`). A `$or` that is not an array of
+ * at least two objects free of operator names is read as a plain field name, as event-ruler does
+ * for backward compatibility. A key with dots names the same field as the nested keys it spells
+ * (`{"a.b": [1]}` is `{"a": {"b": [1]}}`); of two spellings of one field the later is kept.
  */
 export function checkEventPattern(pattern: unknown): string | undefined {
+  let alternatives: PatternNode[];
   try {
-    compile(pattern);
-    return undefined;
+    alternatives = compile(pattern);
   } catch (e) {
     if (e instanceof PatternError) return e.message;
     throw e;
   }
+  for (const [name, values] of wildcardFields(alternatives)) {
+    const limit = EVENT_PATTERN_MAX_WILDCARD_COMPLEXITY;
+    if (wildcardComplexity(values, limit + 1) <= limit) continue;
+    const shown = wildcardComplexity(values, REPORTED_COMPLEXITY);
+    return (
+      `${name}: wildcard pattern too complex: complexity ` +
+      `${shown >= REPORTED_COMPLEXITY ? `${REPORTED_COMPLEXITY} or more` : shown} ` +
+      `(the most wildcard prefixes one value can be matching at once), over the ${limit} ` +
+      "allowed; use fewer wildcard characters or fewer repeating character sequences after a " +
+      "wildcard character"
+    );
+  }
+  return undefined;
+}
+
+/** Complexity counted up to this for messages and {@link eventPatternWildcardComplexity}. */
+const REPORTED_COMPLEXITY = 100;
+
+/**
+ * The wildcard complexity of `pattern`: for each field, the most wildcard and anything-but
+ * wildcard prefixes one input value can be matching at once, as aws/event-ruler's
+ * MachineComplexityEvaluator counts them (never less; see event-pattern-complexity.ts), taken
+ * over the fields, counted up to 100. 0 when the pattern has no wildcard. Values of one field in
+ * several `$or` branches are counted together, as when event-ruler adds them to one machine.
+ *
+ * @throws Error `invalid event pattern: ...` with the {@link checkEventPattern} sentence when
+ *   the pattern is invalid for another reason.
+ */
+export function eventPatternWildcardComplexity(pattern: object): number {
+  let max = 0;
+  for (const values of wildcardFields(compileOrThrow(pattern)).values()) {
+    max = Math.max(max, wildcardComplexity(values, REPORTED_COMPLEXITY));
+  }
+  return max;
 }
 
 /**
@@ -78,19 +137,26 @@ export function checkEventPattern(pattern: unknown): string | undefined {
  * consistency"); a subtree that only says `exists: false` must hold for every element. Strings
  * never equal numbers (`"5"` is not `5`); `null` is a value (`exists: true` matches it) and is
  * not `""`. Values are compared after JSON parsing, so `300`, `300.0` and `3e2` are equal here
- * although EventBridge compares exact numbers by their JSON text.
+ * although EventBridge compares exact numbers by their JSON text. Field names are dotted paths on
+ * both sides, as event-ruler flattens them: the pattern's `{"a": {"b": [1]}}` matches the event's
+ * `{"a.b": 1}` and the pattern's `{"a.b": [1]}` matches `{"a": {"b": 1}}`; an event spelling one
+ * field both ways gives it both values (event-pattern-match.ts).
  *
  * @throws Error with the {@link checkEventPattern} sentence when the pattern is invalid.
  */
 export function matchesEventPattern(pattern: object, event: object): boolean {
-  let alternatives: PatternNode[];
+  const alternatives = compileOrThrow(pattern);
+  const fields = new EventFields(alternatives.flatMap((root) => leaves(root).map((l) => l.name)));
+  return alternatives.some((root) => matchNode(root, [event], fields));
+}
+
+function compileOrThrow(pattern: object): PatternNode[] {
   try {
-    alternatives = compile(pattern);
+    return compile(pattern);
   } catch (e) {
     if (e instanceof PatternError) throw new Error(`invalid event pattern: ${e.message}`);
     throw e;
   }
-  return alternatives.some((root) => matchNode(root, event));
 }
 
 /**
@@ -142,17 +208,6 @@ export function putEventsEntryToEvent(
 
 // ---- compilation -------------------------------------------------------------------------------
 
-type Scalar = string | number | boolean | null;
-/** One member of a field's value array: `exists`, or a test of one scalar event value. */
-type Matcher = { exists: boolean } | { test: (v: Scalar) => boolean };
-/** One alternative's constraints at a path: leaf matchers, child fields, or (rarely) both. */
-interface PatternNode {
-  leaf?: Matcher[];
-  children?: Map<string, PatternNode>;
-  /** Every leaf below says only `exists: false`: it must hold in every array element. */
-  absenceOnly?: boolean;
-}
-
 /** An invalid pattern; `limit` marks size limits, which the `$or` fallback must not retry. */
 class PatternError extends Error {
   constructor(
@@ -199,14 +254,16 @@ function compile(pattern: unknown): PatternNode[] {
 
 function expand(pattern: Record<string, unknown>, orAware: boolean): PatternNode[] {
   const alternatives: PatternNode[] = [{}];
-  walkObject(alternatives, [], pattern, orAware, false);
+  walkObject(alternatives, [], pattern, orAware, false, 0);
   return alternatives;
 }
 
 /**
  * Writes `obj`'s constraints into every alternative, in document order. A leaf written twice
  * keeps the later write, so a leaf also constrained inside a `$or` branch keeps whichever comes
- * last (event-ruler overwrites per path the same way).
+ * last (event-ruler overwrites per path the same way). A key is split at its dots: event-ruler
+ * names fields by the steps joined with ".", so `"a.b"` and `"a": {"b"}` are one field.
+ * `depth` counts JSON objects, for {@link EVENT_PATTERN_MAX_DEPTH}.
  */
 function walkObject(
   alternatives: PatternNode[],
@@ -214,13 +271,14 @@ function walkObject(
   obj: Record<string, unknown>,
   orAware: boolean,
   inOr: boolean,
+  depth: number,
 ): void {
   const keys = Object.keys(obj);
   if (keys.length === 0) throw new PatternError(`${where(path)}empty objects are not allowed`);
   for (const key of keys) {
     const value = obj[key];
     if (key === "$or" && orAware) {
-      walkOr(alternatives, path, value);
+      walkOr(alternatives, path, value, depth);
       continue;
     }
     if (inOr && RESERVED_IN_OR.has(key)) {
@@ -228,27 +286,27 @@ function walkObject(
         `${where(path)}"${key}" is an operator name and cannot be a field in $or`,
       );
     }
-    const sub = [...path, key];
-    if (sub.length > EVENT_PATTERN_MAX_DEPTH) {
+    const sub = [...path, ...key.split(".")];
+    if (depth + 1 > EVENT_PATTERN_MAX_DEPTH) {
       throw new PatternError(
         `${where(sub)}fields are nested more than ${EVENT_PATTERN_MAX_DEPTH} levels deep`,
         true,
       );
     }
-    if (isPlainObject(value)) walkObject(alternatives, sub, value, orAware, inOr);
+    if (isPlainObject(value)) walkObject(alternatives, sub, value, orAware, inOr, depth + 1);
     else if (Array.isArray(value)) writeLeaf(alternatives, sub, compileLeaf(sub, value));
     else throw new PatternError(`${where(sub)}must be an object or an array`);
   }
 }
 
-function walkOr(alternatives: PatternNode[], path: string[], members: unknown): void {
+function walkOr(alternatives: PatternNode[], path: string[], members: unknown, depth: number) {
   if (!Array.isArray(members)) throw new PatternError(`${where(path)}$or must be an array`);
   if (members.length < 2) throw new PatternError(`${where(path)}$or needs at least 2 objects`);
   const before = alternatives.splice(0).map(cloneNode);
   for (const member of members) {
     if (!isPlainObject(member)) throw new PatternError(`${where(path)}$or members must be objects`);
     const forked = before.map(cloneNode);
-    walkObject(forked, path, member, true, true);
+    walkObject(forked, path, member, true, true, depth);
     alternatives.push(...forked);
     if (alternatives.length > EVENT_PATTERN_MAX_COMBINATIONS) {
       throw new PatternError(
@@ -335,8 +393,12 @@ function compileExpression(path: string[], expr: Record<string, unknown>): Match
       return { test: (x) => typeof x === "string" && equalsIgnoreCase(x, value) };
     }
     case "wildcard": {
-      const glob = parseGlob(path, str());
-      return { test: (x) => typeof x === "string" && globMatches(glob, x) };
+      const text = str();
+      const glob = parseGlob(path, text);
+      return {
+        test: (x) => typeof x === "string" && globMatches(glob, x),
+        wildcard: { key: `wildcard ${JSON.stringify(text)}`, globs: [glob] },
+      };
     }
     case "anything-but":
       return compileAnythingBut(path, arg);
@@ -403,10 +465,13 @@ function compileAnythingBut(path: string[], arg: unknown): Matcher {
     } else if (op === "equals-ignore-case") {
       tests = strings.map((s) => (x) => typeof x === "string" && equalsIgnoreCase(x, s));
     } else if (op === "wildcard") {
-      tests = strings.map((s) => {
-        const glob = parseGlob(path, s);
-        return (x) => typeof x === "string" && globMatches(glob, x);
-      });
+      const globs = strings.map((s) => parseGlob(path, s));
+      // event-ruler's Patterns for an anything-but wildcard list: one pattern, a set of strings.
+      const key = `anything-but wildcard ${JSON.stringify([...new Set(strings)].sort())}`;
+      return {
+        test: (x) => !(typeof x === "string" && globs.some((g) => globMatches(g, x))),
+        wildcard: { key, globs },
+      };
     } else return fail(`unsupported anything-but pattern: ${op}`);
     return { test: (x) => !tests.some((t) => t(x)) };
   }
@@ -623,58 +688,7 @@ function parseCidr(path: string[], cidr: string): IpRange {
   return { v6: ip.v6, low: ip.n & ~host, high: ip.n | host };
 }
 
-// ---- matching ----------------------------------------------------------------------------------
-
-/** Whether `value` (undefined when the field is absent) satisfies `node`'s constraints. */
-function matchNode(node: PatternNode, value: unknown): boolean {
-  if (node.leaf && !matchLeaf(node.leaf, value)) return false;
-  const children = node.children;
-  if (!children) return true;
-  const { objects } = valuesIn(value);
-  if (objects.length === 0) return matchFields(children, undefined);
-  const one = (o: Record<string, unknown>) => matchFields(children, o);
-  return node.absenceOnly ? objects.every(one) : objects.some(one);
-}
-
-function matchFields(children: Map<string, PatternNode>, obj: Record<string, unknown> | undefined) {
-  for (const [key, child] of children) {
-    const value = obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;
-    if (!matchNode(child, value)) return false;
-  }
-  return true;
-}
-
-/** A leaf holds when any matcher does; `exists` asks whether the field has any scalar value. */
-function matchLeaf(matchers: Matcher[], value: unknown): boolean {
-  const { scalars } = valuesIn(value);
-  return matchers.some((m) =>
-    "exists" in m ? m.exists === scalars.length > 0 : scalars.some(m.test),
-  );
-}
-
-/**
- * The scalar values (`scalars`) and objects at a field: the value itself, or the members of an
- * array, nested arrays flattened. Iterative, so a deeply nested event array cannot exhaust the stack.
- */
-function valuesIn(value: unknown): { scalars: Scalar[]; objects: Record<string, unknown>[] } {
-  const scalars: Scalar[] = [];
-  const objects: Record<string, unknown>[] = [];
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const v = pending.pop();
-    if (Array.isArray(v)) for (const member of v) pending.push(member);
-    else if (isPlainObject(v)) objects.push(v);
-    else if (v === null || ["string", "number", "boolean"].includes(typeof v))
-      scalars.push(v as Scalar);
-  }
-  return { scalars, objects };
-}
-
 // ---- helpers -----------------------------------------------------------------------------------
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function describe(v: unknown): string {
   if (v === null) return "null";

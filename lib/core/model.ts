@@ -251,6 +251,12 @@ export interface WorkflowDefinition {
   failureStrategy: FailureStrategy;
   /** Limit for the whole instance, seconds. */
   timeoutSeconds?: number;
+  /**
+   * IANA time zone of the built-in time parameters (`$[yyyyMMdd]`, `system.biz.date`) and of
+   * DEPENDENT date periods in runs that no schedule or backfill started (those use their own
+   * zone); absent: UTC.
+   */
+  timezone?: string;
   params: Record<string, string>;
   tasks: TaskDefinition[];
 }

@@ -58,6 +58,14 @@ function fail(expr: string, problem: string): never {
 }
 
 /**
+ * Whether `name` is an IANA time zone name luxon (Intl) knows (`Europe/Paris`, `UTC`); offsets
+ * such as "+02:00" and abbreviations that are not zone names are not.
+ */
+export function isTimeZone(name: string): boolean {
+  return /^[A-Za-z]/.test(name) && IANAZone.isValidZone(name);
+}
+
+/**
  * The DateTime of `baseMs` in `zone`; throws ParamError when the zone is not an IANA name.
  * Luxon would otherwise return an invalid DateTime that formats as "Invalid DateTime".
  */

@@ -1,13 +1,13 @@
 /**
- * Schemas of task definitions, one per task type (zod 4), and the graph rules of logic tasks.
- * Types and defaults follow API-v1.md and docs/api.md; DolphinScheduler's task settings are the
- * reference for fields the contract does not name.
+ * Schemas of task definitions, one per task type (zod 4), and the fields of each type (for the
+ * hints of field-hints.ts); the graph rules of logic tasks are in logic-task-rules.ts. Types and
+ * defaults follow API-v1.md and docs/api.md; DolphinScheduler's task settings are the reference
+ * for fields the contract does not name.
  */
 import { z } from "zod";
 import { DEPENDENT_DATE_VALUES } from "./dependent.js";
-import type { ErrorDetail } from "./errors.js";
 import { checkJsonPath } from "./json-path.js";
-import { TASK_TYPES, type TaskDefinition, TIMEOUT_STRATEGIES } from "./model.js";
+import { TASK_TYPES, type TaskType, TIMEOUT_STRATEGIES } from "./model.js";
 import { OUT_LIMITS } from "./out-params.js";
 import { RETRY_BACKOFFS } from "./retry.js";
 import {
@@ -308,81 +308,83 @@ const dependentTask = z.strictObject({
 /** "SHELL, HTTP, …, SUB_WORKFLOW or DEPENDENT": every type, in TASK_TYPES order. */
 const TYPE_LIST = `${TASK_TYPES.slice(0, -1).join(", ")} or ${TASK_TYPES.at(-1)}`;
 
-/** Schema of a task definition (discriminated by `type`). */
-export const taskSchema = z.discriminatedUnion(
-  "type",
-  [
-    shellTask,
-    httpTask,
-    lambdaTask,
-    stepFunctionsTask,
-    conditionsTask,
-    switchTask,
-    subWorkflowTask,
-    dependentTask,
-  ],
-  { error: `type must be ${TYPE_LIST}` },
-);
+/** The fields of each task type, as its schema accepts them (for the hints of field-hints.ts). */
+export const TASK_TYPE_FIELDS: Readonly<Record<TaskType, readonly string[]>> = {
+  SHELL: Object.keys(shellTask.shape),
+  HTTP: Object.keys(httpTask.shape),
+  LAMBDA: Object.keys(lambdaTask.shape),
+  STEP_FUNCTIONS: Object.keys(stepFunctionsTask.shape),
+  CONDITIONS: Object.keys(conditionsTask.shape),
+  SWITCH: Object.keys(switchTask.shape),
+  SUB_WORKFLOW: Object.keys(subWorkflowTask.shape),
+  DEPENDENT: Object.keys(dependentTask.shape),
+};
+
+/** Fields some task type has but not every one: `url` → [HTTP], `outputs` → [HTTP, LAMBDA, …]. */
+const TYPE_ONLY_FIELDS: ReadonlyMap<string, readonly TaskType[]> = (() => {
+  const owners = new Map<string, TaskType[]>();
+  for (const t of TASK_TYPES) {
+    for (const field of TASK_TYPE_FIELDS[t]) {
+      if (field in taskBase || field === "type") continue;
+      owners.set(field, [...(owners.get(field) ?? []), t]);
+    }
+  }
+  return owners;
+})();
 
 /**
- * Rules of logic tasks a schema cannot say: CONDITIONS and SWITCH branch targets must be known
- * tasks that list the branching task upstream, and every task after a branching task must be on
- * one of its branches (else it would run on both, which DolphinScheduler's UI does not allow).
- * @param index task code → position, for the paths of the details.
+ * The fields a task of type `type` lacks that other types have, each with those types (for
+ * "only HTTP tasks have it"); every such field when `type` is not a task type.
  */
-export function checkLogicTasks(
-  tasks: readonly TaskDefinition[],
-  index: ReadonlyMap<string, number>,
-): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  tasks.forEach((task, i) => {
-    let targets: Array<[string, string]> = [];
-    if (task.type === "CONDITIONS") {
-      if (task.upstream.length === 0) {
-        details.push({
-          path: `tasks[${i}].upstream`,
-          message: "a CONDITIONS task needs at least one upstream task to branch on",
-        });
-      }
-      targets = [
-        ...task.successNext.map((c, j): [string, string] => [c, `tasks[${i}].successNext[${j}]`]),
-        ...task.failedNext.map((c, j): [string, string] => [c, `tasks[${i}].failedNext[${j}]`]),
-      ];
-      for (const [j, c] of task.failedNext.entries()) {
-        if (task.successNext.includes(c)) {
-          details.push({
-            path: `tasks[${i}].failedNext[${j}]`,
-            message: `'${c}' is in both successNext and failedNext`,
-          });
-        }
-      }
-    } else if (task.type === "SWITCH") {
-      targets = task.cases.map((k, j): [string, string] => [
-        k.next,
-        `tasks[${i}].cases[${j}].next`,
-      ]);
-      if (task.defaultNext) targets.push([task.defaultNext, `tasks[${i}].defaultNext`]);
-    } else return;
-    for (const [code, path] of targets) {
-      const t = index.get(code);
-      if (t === undefined) details.push({ path, message: `unknown task code '${code}'` });
-      else if (!tasks[t]?.upstream.includes(task.code)) {
-        details.push({
-          path,
-          message: `'${code}' must list '${task.code}' in its upstream to be one of its branches`,
-        });
-      }
-    }
-    const onBranch = new Set(targets.map(([c]) => c));
-    tasks.forEach((other, k) => {
-      const j = other.upstream.indexOf(task.code);
-      if (j >= 0 && !onBranch.has(other.code)) {
-        details.push({
-          path: `tasks[${k}].upstream[${j}]`,
-          message: `'${other.code}' follows ${task.type} task '${task.code}' but is on none of its branches`,
-        });
-      }
-    });
-  });
-  return details;
+export function fieldsOfOtherTypes(type: string): ReadonlyMap<string, readonly TaskType[]> {
+  const mine = (TASK_TYPE_FIELDS as Record<string, readonly string[] | undefined>)[type];
+  if (!mine) return TYPE_ONLY_FIELDS;
+  return new Map([...TYPE_ONLY_FIELDS].filter(([field]) => !mine.includes(field)));
 }
+
+/**
+ * A task whose `type` is missing or unknown, checked as far as it can be: the fields every task
+ * has, by their rules, and fields that no task type has, refused. Fields of any task type pass,
+ * since the intended type is not known.
+ */
+const untypedTask = z.strictObject({
+  ...taskBase,
+  type: z.unknown().optional(),
+  ...Object.fromEntries(
+    [...TYPE_ONLY_FIELDS.keys()].map((field) => [field, z.unknown().optional()]),
+  ),
+});
+
+function isUntypedTask(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const type = (value as { type?: unknown }).type;
+  return typeof type !== "string" || !(TASK_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * Schema of a task definition (discriminated by `type`). When the type is missing or unknown,
+ * the union reports only that; the refinement adds every other problem it can see (each
+ * unknown field, each bad common field), so one wrong `type` does not hide the rest.
+ */
+export const taskSchema = z
+  .discriminatedUnion(
+    "type",
+    [
+      shellTask,
+      httpTask,
+      lambdaTask,
+      stepFunctionsTask,
+      conditionsTask,
+      switchTask,
+      subWorkflowTask,
+      dependentTask,
+    ],
+    { error: `type must be ${TYPE_LIST}` },
+  )
+  .superRefine(
+    (value, ctx) => {
+      const parsed = untypedTask.safeParse(value);
+      for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ ...issue });
+    },
+    { when: (payload) => isUntypedTask(payload.value) },
+  );

@@ -6,6 +6,8 @@
 import { z } from "zod";
 import { findCycle } from "./dag.js";
 import { type ErrorDetail, ShoalError, validationError } from "./errors.js";
+import { type FieldContext, unknownFieldMessage } from "./field-hints.js";
+import { checkLogicTasks } from "./logic-task-rules.js";
 import {
   FAILURE_STRATEGIES,
   RELEASE_STATES,
@@ -24,7 +26,8 @@ import {
   TOO_LARGE,
   WORKER_GROUP_PATTERN,
 } from "./schema-parts.js";
-import { checkLogicTasks, taskSchema } from "./validate-tasks.js";
+import { isTimeZone } from "./time-params.js";
+import { fieldsOfOtherTypes, TASK_TYPE_FIELDS, taskSchema } from "./validate-tasks.js";
 
 export { LIMITS, NAME_PATTERN, WORKER_GROUP_PATTERN } from "./schema-parts.js";
 export { taskSchema } from "./validate-tasks.js";
@@ -36,6 +39,11 @@ export const workflowSchema = z.strictObject({
   priority: priority.default("MEDIUM"),
   failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).default("END"),
   timeoutSeconds: seconds(LIMITS.timeoutSeconds).min(1, { error: "must be >= 1" }).optional(),
+  timezone: z
+    .string()
+    .max(64)
+    .refine(isTimeZone, { error: "must be an IANA time zone name such as Europe/Paris or UTC" })
+    .optional(),
   params: params.default({}),
   tasks: z
     .array(taskSchema)
@@ -80,13 +88,22 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
-function zodDetails(error: z.ZodError): ErrorDetail[] {
+/**
+ * The message for an unknown field `key` of the object at `path`; a parser that knows the body
+ * adds a hint (field-hints.ts).
+ */
+type UnknownFieldMessage = (path: ReadonlyArray<PropertyKey>, key: string) => string;
+
+function zodDetails(
+  error: z.ZodError,
+  unknownField: UnknownFieldMessage = (_path, key) => unknownFieldMessage(key),
+): ErrorDetail[] {
   return error.issues.flatMap((issue): ErrorDetail[] => {
     if (issue.code === "unrecognized_keys") {
       // One detail per field, at the field's own path.
       return issue.keys.map((k) => ({
         path: formatPath([...issue.path, k]),
-        message: `unknown field '${k}'`,
+        message: unknownField(issue.path, k),
       }));
     }
     if (issue.code === "invalid_key") {
@@ -98,8 +115,8 @@ function zodDetails(error: z.ZodError): ErrorDetail[] {
 }
 
 /** 413 when every problem is a size limit (API-v1.md: "body or field too large"), else 400. */
-function schemaError(error: z.ZodError): ShoalError {
-  const details = zodDetails(error);
+function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): ShoalError {
+  const details = zodDetails(error, unknownField);
   const tooLarge = error.issues.every(
     (i) =>
       (i.code === "too_big" && (i.origin === "string" || i.origin === "array")) ||
@@ -131,11 +148,37 @@ export function parseWithSchema<T>(schema: z.ZodType<T>, body: unknown): T {
  */
 export function parseWorkflowDefinition(body: unknown): WorkflowDefinition {
   const parsed = workflowSchema.safeParse(body);
-  if (!parsed.success) throw schemaError(parsed.error);
+  if (!parsed.success) {
+    throw schemaError(parsed.error, (path, key) =>
+      unknownFieldMessage(key, definitionFieldContext(body, path)),
+    );
+  }
   const def = parsed.data as WorkflowDefinition;
   const details = checkGraph(def.tasks);
   if (details.length > 0) throw validationError(details);
   return def;
+}
+
+/** Every field some task type has. */
+const ANY_TASK_FIELDS = [...new Set(Object.values(TASK_TYPE_FIELDS).flat())];
+
+/**
+ * What the hints of an unknown field may use: the workflow's fields at the top level; a task's
+ * own type's fields (or every task field, when its type is missing or unknown) in a task.
+ * Elsewhere (nested objects) there is no hint.
+ */
+function definitionFieldContext(
+  body: unknown,
+  path: ReadonlyArray<PropertyKey>,
+): FieldContext | undefined {
+  if (path.length === 0) return { level: "workflow", fields: Object.keys(workflowSchema.shape) };
+  const [list, index] = path;
+  if (path.length !== 2 || list !== "tasks" || typeof index !== "number") return undefined;
+  const task = (body as { tasks: unknown[] }).tasks[index] as { type?: unknown };
+  const type = typeof task.type === "string" ? task.type : "";
+  const fields = (TASK_TYPE_FIELDS as Record<string, readonly string[] | undefined>)[type];
+  if (!fields) return { level: "task", fields: ANY_TASK_FIELDS };
+  return { level: "task", fields, type, fieldTypes: fieldsOfOtherTypes(type) };
 }
 
 /** Graph rules: unique codes, known upstreams, no self-loops, no cycles. */

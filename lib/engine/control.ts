@@ -45,10 +45,9 @@ export async function controlInstance(d: Dispatcher, cmd: CommandRecord): Promis
         await publishChanges(d.deps, inst, halted, def, []);
         inst = halted;
       }
-      const mode = cmd.type === "STOP" ? "kill" : "pause";
-      const reason = cmd.type === "STOP" ? "stopped" : "paused before it started";
       if (cmd.type === "STOP") await stopPausedChildren(d.deps, inst, def);
-      const outcomes = await haltActive(d.deps, inst, def, inst.progress, mode, reason);
+      const cause = cmd.type === "STOP" ? "stop" : "pause";
+      const outcomes = await haltActive(d.deps, inst, def, inst.progress, cause);
       await d.applyAndCommit(inst, def, outcomes);
       return;
     }
@@ -99,13 +98,6 @@ export async function handleTimeout(
   };
   const halted = { ...inst, ...patch };
   await stopPausedChildren(d.deps, inst, def);
-  const outcomes = await haltActive(
-    d.deps,
-    halted,
-    def,
-    inst.progress,
-    "kill",
-    "workflow timed out",
-  );
+  const outcomes = await haltActive(d.deps, halted, def, inst.progress, "timeout");
   await d.applyAndCommit(inst, def, outcomes, patch);
 }

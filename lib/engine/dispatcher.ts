@@ -27,6 +27,7 @@ import {
   startProgress,
   type TaskOutcome,
 } from "../core/progress.js";
+import { runTypeOf } from "../core/run-type.js";
 import { assertInstanceTransition } from "../core/states.js";
 import { type EventMessage, type TaskEvent, taskEventsOf } from "../queue/messages.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
@@ -246,11 +247,16 @@ export class Dispatcher {
         taskScope: run.taskScope,
         createdAt: cmd.createdAt,
         ...(cmd.scheduleTime !== undefined ? { scheduleTime: cmd.scheduleTime } : {}),
+        // Time parameters: the schedule's, backfill's or parent's zone, else the workflow's.
+        ...((cmd.timezone ?? def.definition.timezone)
+          ? { timezone: cmd.timezone ?? def.definition.timezone }
+          : {}),
         ...(cmd.scheduleId ? { scheduleId: cmd.scheduleId } : {}),
         ...(cmd.backfillId ? { backfillId: cmd.backfillId } : {}),
         ...(cmd.triggerId ? { triggerId: cmd.triggerId } : {}),
         ...(cmd.parent ? { parent: cmd.parent } : {}),
         ...(cmd.depth ? { depth: cmd.depth } : {}),
+        runType: runTypeOf(cmd),
         runs: 1,
         progress: { slots: "", attempts: {} },
         rev: 1,
@@ -466,16 +472,7 @@ export class Dispatcher {
       }
       if (result.killActive && !killed) {
         killed = true;
-        now.push(
-          ...(await haltActive(
-            this.deps,
-            next,
-            def,
-            result.progress,
-            "kill",
-            "killed: another task failed (END)",
-          )),
-        );
+        now.push(...(await haltActive(this.deps, next, def, result.progress, "end")));
       }
       if (now.length === 0) break;
       ended.push(...now.filter((o) => isLiveOutcome(result.progress, o)));

@@ -6,7 +6,7 @@
 import type { Dag } from "../core/dag.js";
 import type { TaskDefinition } from "../core/model.js";
 import { resolveParams } from "../core/params.js";
-import { builtinParams } from "../core/time-params.js";
+import { builtinParams, DEFAULT_ZONE } from "../core/time-params.js";
 import type { EventPublisher } from "../events/event-publisher.js";
 import type { Queues } from "../queue/sqs-queues.js";
 import type { InstanceRecord } from "../store/records.js";
@@ -32,6 +32,14 @@ export function baseTimeOf(inst: InstanceRecord): number {
   return inst.scheduleTime ?? inst.createdAt;
 }
 
+/**
+ * IANA zone of an instance's time parameters and DEPENDENT date periods: the one fixed at its
+ * creation (schedule, backfill, parent instance, else the workflow's `timezone`), else UTC.
+ */
+export function zoneOf(inst: Pick<InstanceRecord, "timezone">): string {
+  return inst.timezone ?? DEFAULT_ZONE;
+}
+
 const ranks = new WeakMap<Dag, number[]>();
 
 /** The DAG's topological order, computed once per loaded definition. */
@@ -54,6 +62,15 @@ export function upstreamOutputs(
   index: number,
 ): Record<string, string> {
   if (!outputs || Object.keys(outputs).length === 0) return {};
+  const seen = ancestorsOf(dag, index);
+  const order = topologicalRanks(dag).filter((i) => seen.has(i));
+  const merged: Record<string, string> = {};
+  for (const i of order) Object.assign(merged, outputs[dag.codes[i] as string] ?? {});
+  return merged;
+}
+
+/** Indexes of every task `index` depends on, directly or not. */
+export function ancestorsOf(dag: Dag, index: number): Set<number> {
   const seen = new Set<number>();
   const stack = [...(dag.upstream[index] ?? [])];
   while (stack.length > 0) {
@@ -62,25 +79,24 @@ export function upstreamOutputs(
     seen.add(u);
     stack.push(...(dag.upstream[u] ?? []));
   }
-  const order = topologicalRanks(dag).filter((i) => seen.has(i));
-  const merged: Record<string, string> = {};
-  for (const i of order) Object.assign(merged, outputs[dag.codes[i] as string] ?? {});
-  return merged;
+  return seen;
 }
 
 /**
  * The parameters of one task attempt: startup > local > upstream OUT > global > built-in
- * (DolphinScheduler's precedence), references inside values expanded.
+ * (DolphinScheduler's precedence), references inside values expanded, time parameters in the
+ * instance's zone ({@link zoneOf}).
  * @throws ParamError for a malformed `$[...]` time expression.
  */
 export function taskParams(
   inst: InstanceRecord,
-  def: LoadedDefinition,
+  def: Pick<LoadedDefinition, "definition" | "dag">,
   index: number,
   attempt: number,
 ): Record<string, string> {
   const task = def.definition.tasks[index] as TaskDefinition;
   const baseMs = baseTimeOf(inst);
+  const zone = zoneOf(inst);
   return resolveParams({
     global: def.definition.params,
     upstreamOut: upstreamOutputs(def.dag, inst.outputs, index),
@@ -92,7 +108,9 @@ export function taskParams(
       instanceId: inst.instanceId,
       taskCode: task.code,
       attempt,
+      zone,
     }),
     baseMs,
+    zone,
   });
 }

@@ -1,14 +1,15 @@
 /**
  * What stop, pause, END-after-failure and the workflow timeout do to the tasks that are active:
  * tasks no worker took yet are ended here with a conditional write (KILLED, or PAUSED so a
- * resume starts them again); running worker tasks get `killRequested` (their worker kills the
- * process group at its next lease renewal) or, for a pause, run to the end; sub-workflows get
+ * resume starts them again); running worker tasks get `killRequested` and a `killReason` (their
+ * worker kills the process group at its next lease renewal and records the reason as the
+ * attempt's error) or, for a pause, run to the end; sub-workflows get
  * the same command; logic tasks waiting in the dispatcher end at once.
  */
 import { subInstanceId } from "../core/ids.js";
 import type { CommandType } from "../core/model.js";
 import { isFinalTaskState, isWorkerTaskType, type TaskDefinition } from "../core/model.js";
-import { activeTasks, attemptOf, type Progress, type TaskOutcome } from "../core/progress.js";
+import { activeTasks, attemptOf, type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
 import type { InstanceRecord } from "../store/records.js";
 import { mapLimit } from "./concurrency.js";
 import type { LoadedDefinition } from "./definitions.js";
@@ -19,6 +20,48 @@ import { mirrorChildState } from "./logic-tasks.js";
 export type HaltMode = "kill" | "pause";
 
 /**
+ * Why active tasks are halted: a stop request, a pause request, the workflow timeout, or a task
+ * that failed for good under the END failure strategy (DolphinScheduler's END kills the running
+ * siblings).
+ */
+export type HaltCause = "stop" | "pause" | "timeout" | "end";
+
+/**
+ * The sentence a halted attempt records as its `error` (and a running one gets as its
+ * `killReason`, which its worker hands to the task plugin): what `shoal attempts`, `get instance`
+ * and the API show. Uses what the instance knows: the workflow timeout's length, the tasks that
+ * failed for good under END (the FAILURE slots of `progress`).
+ */
+export function haltSentence(
+  cause: HaltCause,
+  inst: InstanceRecord,
+  def: LoadedDefinition,
+  progress: Progress,
+): string {
+  switch (cause) {
+    case "stop":
+      return "killed: the instance was stopped";
+    case "pause":
+      return "paused before it started";
+    case "timeout": {
+      const limit = def.definition.timeoutSeconds;
+      return inst.error && /timed out/.test(inst.error)
+        ? `killed: ${inst.error}`
+        : `killed: the workflow timed out${limit !== undefined ? ` after ${limit}s` : ""}`;
+    }
+    case "end": {
+      const failed: string[] = [];
+      for (let i = 0; i < progress.slots.length; i++) {
+        if (progress.slots[i] === SLOT.FAILURE) failed.push(`'${def.dag.codes[i] ?? i}'`);
+      }
+      if (failed.length === 0) return "killed: another task failed and the failure strategy is END";
+      const who = failed.length === 1 ? `task ${failed[0]}` : `tasks ${failed.join(", ")}`;
+      return `killed: ${who} failed and the failure strategy is END`;
+    }
+  }
+}
+
+/**
  * Halts the active tasks of `progress`.
  * @returns outcomes known at once (tasks ended here); the rest report through events.
  */
@@ -27,11 +70,12 @@ export async function haltActive(
   inst: InstanceRecord,
   def: LoadedDefinition,
   progress: Progress,
-  mode: HaltMode,
-  reason: string,
+  cause: HaltCause,
 ): Promise<TaskOutcome[]> {
   const outcomes: TaskOutcome[] = [];
   const now = deps.now();
+  const mode: HaltMode = cause === "pause" ? "pause" : "kill";
+  const why = haltSentence(cause, inst, def, progress);
   await mapLimit(activeTasks(progress), 16, async (index) => {
     const task = def.definition.tasks[index] as TaskDefinition;
     const attempt = attemptOf(progress, index);
@@ -48,7 +92,7 @@ export async function haltActive(
         await deps.store.updateTask(key, ["SUBMITTED", "DISPATCHED", "RUNNING"], {
           state: "KILLED",
           endedAt: now,
-          error: reason,
+          error: why,
         });
         outcomes.push({ index, attempt, state: "KILLED" });
       }
@@ -58,7 +102,7 @@ export async function haltActive(
     const ended = await deps.store.updateTask(
       key,
       ["SUBMITTED", "DISPATCHED"],
-      { state, endedAt: now, error: reason },
+      { state, endedAt: now, error: why },
       {
         // The put may have been lost with a crash: create it ended, so a late message is fenced.
         createWith: {
@@ -77,7 +121,10 @@ export async function haltActive(
       return;
     }
     if (mode === "kill") {
-      const running = await deps.store.updateTask(key, ["RUNNING"], { killRequested: true });
+      const running = await deps.store.updateTask(key, ["RUNNING"], {
+        killRequested: true,
+        killReason: why,
+      });
       if (running) return;
     } else {
       const item = await deps.store.getTaskInstance(inst.instanceId, task.code, attempt);

@@ -24,10 +24,11 @@ import type {
 } from "../core/model.js";
 import { ParamError } from "../core/params.js";
 import { type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
+import { type DryRunSwitchResult, dryRunSwitch, outParamSetters } from "../core/switch-dry-run.js";
 import { evaluateSwitch } from "../core/switch-expression.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import type { LoadedDefinition } from "./definitions.js";
-import { baseTimeOf, type EngineDeps, taskParams } from "./engine-deps.js";
+import { ancestorsOf, baseTimeOf, type EngineDeps, taskParams, zoneOf } from "./engine-deps.js";
 
 /** Sub-workflows nest at most this deep (a workflow that starts itself would never end). */
 export const MAX_SUB_WORKFLOW_DEPTH = 8;
@@ -147,13 +148,18 @@ async function runSwitch(
   task: SwitchTaskDefinition,
   order: Order,
 ): Promise<TaskOutcome> {
-  let result: ReturnType<typeof evaluateSwitch>;
+  let result: DryRunSwitchResult;
   try {
-    result = evaluateSwitch(
-      task.cases,
-      task.defaultNext,
-      taskParams(inst, def, order.index, order.attempt),
-    );
+    const params = taskParams(inst, def, order.index, order.attempt);
+    if (inst.dryRun) {
+      // Upstream tasks set no OUT parameters in a dry run: a choice that needs one takes every
+      // branch it may take, with a warning naming what it depends on.
+      const setters = outParamSetters(def.definition.tasks, ancestorsOf(def.dag, order.index));
+      result = dryRunSwitch(task.cases, task.defaultNext, params, setters);
+    } else {
+      const r = evaluateSwitch(task.cases, task.defaultNext, params);
+      result = "error" in r ? r : { next: [r.next], matched: r.matched };
+    }
   } catch (e) {
     if (!(e instanceof ParamError)) throw e;
     result = { error: e.message };
@@ -166,8 +172,13 @@ async function runSwitch(
     ...task.cases.map((c) => c.next),
     ...(task.defaultNext ? [task.defaultNext] : []),
   ]);
-  targets.delete(result.next);
-  await record(deps, inst, task, order.attempt, "SUCCESS", { branch: [result.next] });
+  for (const next of result.next) targets.delete(next);
+  await record(deps, inst, task, order.attempt, "SUCCESS", {
+    branch: result.next,
+    // for the task's log (`shoal logs`): which case decided
+    ...(result.matched !== undefined ? { switchCase: result.matched } : {}),
+    ...(result.warning ? { warning: result.warning } : {}),
+  });
   return {
     ...order,
     state: "SUCCESS",
@@ -257,6 +268,8 @@ async function runSubWorkflow(
     parent: { instanceId: inst.instanceId, code: task.code, attempt: order.attempt },
     depth,
     ...(inst.scheduleTime !== undefined ? { scheduleTime: inst.scheduleTime } : {}),
+    // The child's dates are the parent's: same nominal time, same zone.
+    timezone: zoneOf(inst),
     createdAt: deps.now(),
   });
   await deps.queues.sendEvents([{ kind: "command", commandId, instanceId: childId }]);
@@ -280,7 +293,7 @@ export async function runDependent(
   }
   const existing = await deps.store.getTaskInstance(inst.instanceId, task.code, order.attempt);
   const startedAt = existing?.startedAt ?? now;
-  const result = await checkDependence(deps, task, baseTimeOf(inst));
+  const result = await checkDependence(deps, task, baseTimeOf(inst), zoneOf(inst));
   if (result !== "WAITING") {
     await record(
       deps,
@@ -310,25 +323,35 @@ export async function runDependent(
   return undefined;
 }
 
-/** Evaluates a dependence against the instances in the store, relative to `baseMs`. */
+/**
+ * Evaluates a dependence against the instances in the store, relative to `baseMs` in the IANA
+ * zone `zone` (the depending instance's: its date periods are days of that zone).
+ */
 async function checkDependence(
   deps: EngineDeps,
   task: DependentTaskDefinition,
   baseMs: number,
+  zone: string,
 ): Promise<DependResult> {
   const results = new Map<DependentItem, DependResult>();
   for (const group of task.dependence.groups) {
-    for (const item of group.items) results.set(item, await checkItem(deps, item, baseMs));
+    for (const item of group.items) results.set(item, await checkItem(deps, item, baseMs, zone));
   }
   return evaluateDependence(task.dependence, (item) => results.get(item) ?? "WAITING");
 }
 
-async function checkItem(
-  deps: EngineDeps,
+/**
+ * The result of one dependent item at base time `baseMs` (epoch ms), from the instances in the
+ * store; also read by `shoal explain` (lib/api/explain.ts) to say which items a task waits for.
+ */
+export async function checkItem(
+  deps: Pick<EngineDeps, "store">,
   item: DependentItem,
   baseMs: number,
+  /** IANA zone whose days and hours the item's date value names; default UTC. */
+  zone?: string,
 ): Promise<DependResult> {
-  const intervals = dateIntervals(item.dateValue, baseMs);
+  const intervals = dateIntervals(item.dateValue, baseMs, zone);
   const from = Math.min(...intervals.map((i) => i.startMs));
   const candidates: DependentCandidate[] = [];
   let nextToken: string | undefined;

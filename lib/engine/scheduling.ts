@@ -99,6 +99,8 @@ export function timingOf(s: ScheduleRecord): ScheduleTiming {
 export interface RunOrigin {
   commandType: "SCHEDULED" | "BACKFILL" | "START_WORKFLOW";
   scheduleTime?: number;
+  /** IANA zone of the run's time parameters (the schedule's or backfill's); absent: the workflow's. */
+  timezone?: string;
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
@@ -138,6 +140,7 @@ export async function startRun(
     run,
     createdAt: deps.now(),
     ...(origin.scheduleTime !== undefined ? { scheduleTime: origin.scheduleTime } : {}),
+    ...(origin.timezone ? { timezone: origin.timezone } : {}),
     ...(origin.scheduleId ? { scheduleId: origin.scheduleId } : {}),
     ...(origin.backfillId ? { backfillId: origin.backfillId } : {}),
     ...(origin.triggerId ? { triggerId: origin.triggerId } : {}),
@@ -396,6 +399,7 @@ export class ScheduleSweeper {
             {
               commandType: "SCHEDULED",
               scheduleTime: d.nominalTime,
+              timezone: s.timezone,
               scheduleId: s.id,
               ...(d.nominalTime > t ? { notBefore: d.nominalTime } : {}),
             },
@@ -461,6 +465,7 @@ export async function startNextQueued(deps: RunDeps, s0: ScheduleRecord): Promis
       await startRun(deps, instanceId, s.workflow, scheduleRun(s), {
         commandType: "SCHEDULED",
         scheduleTime: nominal,
+        timezone: s.timezone,
         scheduleId: s.id,
       });
     }
@@ -533,6 +538,7 @@ export async function advanceBackfill(deps: RunDeps, id: string): Promise<void> 
       const r = await startRun(deps, instanceId, b.workflow, backfillRun(b), {
         commandType: "BACKFILL",
         scheduleTime: nominal,
+        ...(b.timezone ? { timezone: b.timezone } : {}),
         backfillId: b.id,
       });
       if (r !== "started") {

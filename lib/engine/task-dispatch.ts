@@ -80,6 +80,8 @@ export async function dispatchTasks(
       workerGroup: task.workerGroup,
       submittedAt: now,
       ...(task.taskGroup ? { taskGroup: task.taskGroup } : {}),
+      // Kept so that `shoal explain` can say when a delayed retry may start.
+      ...(o.delaySeconds > 0 ? { dueAt: now + o.delaySeconds * 1000 } : {}),
     };
     let params: Record<string, string>;
     try {
@@ -101,6 +103,7 @@ export async function dispatchTasks(
       task,
       params,
       baseTime: baseTimeOf(inst),
+      ...(inst.timezone ? { timezone: inst.timezone } : {}),
     };
     if (task.taskGroup || o.delaySeconds > MAX_SQS_DELAY_SECONDS) {
       const pending = {

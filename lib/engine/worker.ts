@@ -4,9 +4,7 @@
  * writes the result conditioned on still holding that attempt, and emits the state-change event.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
 import { hostname } from "node:os";
-import { join } from "node:path";
 import { isFinalTaskState, type TaskState } from "../core/model.js";
 import { OutParams, parseSetValues } from "../core/out-params.js";
 import { ParamError, paramsToEnv } from "../core/params.js";
@@ -16,19 +14,29 @@ import type { Queues } from "../queue/sqs-queues.js";
 import type { Store } from "../store/store.js";
 import { runHttp } from "../tasks/http.js";
 import { runLambda } from "../tasks/lambda.js";
-import type { TaskPlugin, TaskResult } from "../tasks/plugin.js";
+import { KILLED_ON_REQUEST, type TaskPlugin, type TaskResult } from "../tasks/plugin.js";
+import { dryRunOutcome, renderingLines, renderTask } from "../tasks/render-task.js";
 import { runShell } from "../tasks/shell.js";
 import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
+import { WorkerHousekeeping } from "./worker-housekeeping.js";
 
 export interface WorkerDeps {
   store: Store;
   queues: Queues;
   logs: TaskLogs;
   now: () => number;
-  /** Root of working directories: `<dataDir>/work/...`. */
+  /**
+   * Root of working directories (`<dataDir>/work/...`, lib/engine/work-dirs.ts) and of the
+   * records of running tasks (`<dataDir>/run/...`, lib/tasks/task-processes.ts).
+   */
   dataDir: string;
+  /**
+   * How long the work directory of an attempt that did not succeed is kept for debugging, ms
+   * (SHOAL_KEEP_FAILED_WORK_MINUTES; default 60 minutes; 0: removed at once).
+   */
+  keepFailedWorkMs?: number;
   leaseMs: number;
   leaseRenewMs: number;
   /** Seconds a received task message stays invisible before it must be extended. */
@@ -45,13 +53,35 @@ const PLUGINS: Record<string, TaskPlugin> = {
   STEP_FUNCTIONS: runStepFunctions,
 };
 
+/** Why a worker kills a task it no longer holds (the result is dropped; shown in the log). */
+const LEASE_LOST = "killed: lease lost (the attempt was failed over or ended elsewhere)";
+/** Why a stopping worker kills its tasks (they are handed back for failover). */
+const SHUTTING_DOWN = "killed: the worker is shutting down";
+
 export class Worker {
   readonly id: string;
   private shuttingDown = false;
   private readonly running = new Set<AbortController>();
+  private readonly housekeeping: WorkerHousekeeping;
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.housekeeping = new WorkerHousekeeping(deps);
+  }
+
+  /**
+   * The worker's own cleanup, run at its start and then every few minutes (and due-checked at
+   * each batch, which is all a Lambda worker gets): kills the task processes of workers on this
+   * machine that died outright, and removes work directories no longer needed
+   * (lib/engine/worker-housekeeping.ts). One at a time; never throws.
+   */
+  housekeep(): Promise<void> {
+    return this.housekeeping.sweep();
+  }
+
+  /** {@link housekeep} when its period has passed; undefined otherwise. */
+  housekeepIfDue(): Promise<void> | undefined {
+    return this.housekeeping.sweepIfDue();
   }
 
   /**
@@ -62,12 +92,14 @@ export class Worker {
    */
   shutdown(): void {
     this.shuttingDown = true;
-    for (const c of this.running) c.abort();
+    for (const c of this.running) c.abort(SHUTTING_DOWN);
   }
 
   /** Handles an SQS batch of task messages (all run concurrently). */
   async handleBatch(records: readonly SqsRecord[]): Promise<SqsBatchResponse> {
     const failures: string[] = [];
+    // Alongside the tasks, and awaited with them: a Lambda sandbox is frozen between batches.
+    const housekeeping = this.housekeepIfDue();
     await Promise.all(
       records.map(async (r) => {
         try {
@@ -78,6 +110,7 @@ export class Worker {
         }
       }),
     );
+    await housekeeping;
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   }
 
@@ -117,7 +150,24 @@ export class Worker {
         await this.emit(msg, existing.state, existing.outputs);
       return;
     }
-    const result = await this.run(msg, record);
+    // Recorded as running here: its directories are safe from the sweep, and its processes are
+    // killed should this worker die outright.
+    const attempt = this.housekeeping.begin(msg);
+    let result: TaskResult | "lost" | "shutdown" | undefined;
+    try {
+      result = await this.run(msg, record, attempt);
+      await this.report(msg, result);
+    } finally {
+      // After the report: the next task does not wait for the file system.
+      const ok = typeof result === "object" && result.state === "SUCCESS";
+      await this.housekeeping.ended(msg, attempt, ok);
+    }
+  }
+
+  /** Writes the attempt's result (conditioned on still holding it) and emits its event. */
+  private async report(msg: TaskMessage, result: TaskResult | "lost" | "shutdown") {
+    const { store } = this.deps;
+    const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
     if (result === "lost") return;
     if (result === "shutdown") {
       // Report the attempt for failover now rather than after its lease runs out: the
@@ -173,6 +223,7 @@ export class Worker {
   private async run(
     msg: TaskMessage,
     record: SqsRecord,
+    attempt: ReturnType<WorkerHousekeeping["begin"]>,
   ): Promise<TaskResult | "lost" | "shutdown"> {
     const { deps } = this;
     const fileLog = deps.logs.open({
@@ -213,8 +264,12 @@ export class Worker {
         if (!renewed) {
           lost = true;
           log.write("shoal: lease lost (the task was failed over or stopped); killing it");
-          kill.abort();
-        } else if (renewed.killRequested && !kill.signal.aborted) kill.abort();
+          kill.abort(LEASE_LOST);
+        } else if (renewed.killRequested && !kill.signal.aborted) {
+          // The reason halts.ts recorded becomes the attempt's error (items written before it
+          // carried one say "killed on request").
+          kill.abort(renewed.killReason ?? KILLED_ON_REQUEST);
+        }
         if (Date.now() - lastVisibility > (deps.visibilityTimeoutSeconds * 1000) / 2) {
           lastVisibility = Date.now();
           const url = await deps.queues.queueUrlFromArn(record.eventSourceARN);
@@ -236,23 +291,36 @@ export class Worker {
         `shoal: ${msg.task.type} task '${msg.code}' attempt ${msg.attempt} of ${msg.workflow}/${msg.instanceId} on ${this.id}`,
       );
       if (msg.dryRun) {
+        // What would run, resolved exactly as a real run resolves it (lib/tasks/render-task.ts).
+        const rendering = renderTask(msg.task, msg.params, {
+          baseMs: msg.baseTime ?? msg.submittedAt,
+          ...(msg.timezone ? { zone: msg.timezone } : {}),
+        });
+        log.write(`shoal: dry run: what task '${msg.code}' would run`);
+        for (const line of renderingLines(rendering)) log.write(line);
         log.write("shoal: dry run, nothing executed");
-        return { state: "SUCCESS" };
+        const outcome = dryRunOutcome(rendering);
+        if (outcome.warning) {
+          log.write(`shoal: ${outcome.warning}`);
+          await deps.store.updateTask(
+            key,
+            ["RUNNING"],
+            { warning: outcome.warning },
+            { worker: this.id },
+          );
+        }
+        return outcome.error
+          ? { state: outcome.state, error: outcome.error }
+          : { state: outcome.state };
       }
       const plugin = deps.plugins?.[msg.task.type] ?? PLUGINS[msg.task.type];
       if (!plugin) return { state: "FAILURE", error: `no plugin for task type ${msg.task.type}` };
-      const base = join(deps.dataDir, "work", msg.workflow, msg.instanceId);
-      const workDir = join(base, msg.code, String(msg.attempt));
-      const instanceDir = join(base, "shared");
-      // Asynchronous: other tasks' results keep flowing while the file system works.
-      await rm(workDir, { recursive: true, force: true });
-      await Promise.all([
-        mkdir(workDir, { recursive: true }),
-        mkdir(instanceDir, { recursive: true }),
-      ]);
+      const workDir = attempt.dirs.attempt;
+      const instanceDir = attempt.dirs.shared;
+      await this.housekeeping.workDirs.prepare(attempt.dirs);
       let task: typeof msg.task;
       try {
-        task = substituteTask(msg.task, msg.params, msg.baseTime ?? msg.submittedAt);
+        task = substituteTask(msg.task, msg.params, msg.baseTime ?? msg.submittedAt, msg.timezone);
       } catch (e) {
         if (!(e instanceof ParamError)) throw e;
         log.write(`shoal: ${e.message}`);
@@ -274,6 +342,7 @@ export class Worker {
         log,
         signal: kill.signal,
         workDir,
+        processGroup: attempt.record.processGroup,
         warn: (warning) => {
           deps.store
             .updateTask(key, ["RUNNING"], { warning }, { worker: this.id })

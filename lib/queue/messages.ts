@@ -24,6 +24,8 @@ export interface TaskMessage {
   params: Record<string, string>;
   /** Base time of `$[...]` time expressions: schedule time, else creation time, epoch ms. */
   baseTime?: number;
+  /** IANA zone of `$[...]` time expressions (the instance's); absent: UTC. */
+  timezone?: string;
 }
 
 /** A signal to the dispatcher (events FIFO queue, message group = workflow instance id). */

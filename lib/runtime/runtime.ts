@@ -21,6 +21,7 @@ import { EventBridgePublisher } from "../events/eventbridge-publisher.js";
 import { CloudWatchTaskLogs } from "../logs/cloudwatch-task-log.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
 import { SqsQueues } from "../queue/sqs-queues.js";
+import { SqsTaskQueueDepths } from "../queue/task-queue-depths.js";
 import { DynamoBackfills } from "../store/dynamo-backfills.js";
 import { DynamoFires } from "../store/dynamo-fires.js";
 import { DynamoLeases } from "../store/dynamo-leases.js";
@@ -29,7 +30,9 @@ import { DynamoStore } from "../store/dynamo-store.js";
 import { DynamoTaskGroups } from "../store/dynamo-task-groups.js";
 import { DynamoTimers } from "../store/dynamo-timers.js";
 import { DynamoTriggers } from "../store/dynamo-triggers.js";
+import { DynamoWorkerHeartbeats } from "../store/dynamo-worker-heartbeats.js";
 import type { TaskGroupStore } from "../store/task-groups.js";
+import type { WorkerHeartbeatStore } from "../store/worker-heartbeats.js";
 import { structuredLog } from "./log.js";
 
 export interface Runtime {
@@ -37,6 +40,8 @@ export interface Runtime {
   api: ApiDeps;
   /** Task groups (API endpoints and the gate share it). */
   taskGroups: TaskGroupStore;
+  /** Worker heartbeats (worker processes write them, explain reads them). */
+  heartbeats: WorkerHeartbeatStore;
   /** What the dispatcher and sweeper share. */
   engine: EngineDeps;
   /** Schedules, fire ledger, sweeper leases and backfills, with the engine parts they use. */
@@ -107,6 +112,7 @@ export function createRuntime(
     backfills: new DynamoBackfills(dynamoClient(), config.tables.backfills),
   };
   const triggers = new DynamoTriggers(dynamoClient(), config.tables.triggers);
+  const heartbeats = new DynamoWorkerHeartbeats(dynamoClient(), config.tables.leases);
   const engine: EngineDeps = {
     store,
     queues,
@@ -134,11 +140,15 @@ export function createRuntime(
         backfills: scheduling.backfills,
         triggers,
       },
+      heartbeats,
+      queueDepths: new SqsTaskQueueDepths(sqsClient(), config.prefix),
+      lambdaWorkerGroups: config.lambdaWorkerGroups,
     },
     scheduling,
     scheduleSweeper: (owner, sweepMs, lookaheadMs = 0, leaseMs = Math.max(3 * sweepMs, 3_000)) =>
       new ScheduleSweeper(scheduling, { owner, leaseMs, lookaheadMs }),
     taskGroups,
+    heartbeats,
     engine,
     dispatcher: new Dispatcher({
       ...engine,
@@ -152,6 +162,7 @@ export function createRuntime(
       logs,
       now,
       dataDir: config.dataDir,
+      keepFailedWorkMs: config.keepFailedWorkMs,
       leaseMs: config.leaseMs,
       leaseRenewMs: config.leaseRenewMs,
       visibilityTimeoutSeconds: QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds,

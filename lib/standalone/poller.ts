@@ -42,6 +42,8 @@ export interface PollerOptions {
    * soon instead of after the queue's 15 minutes; the worker extends it once it runs the task.
    */
   receiveVisibilitySeconds?: number;
+  /** Called each time the poller asks a queue for messages (a worker's heartbeat). */
+  onReceive?: () => void;
   onError?: (e: unknown) => void;
 }
 
@@ -171,6 +173,7 @@ export class QueuePoller {
   }
 
   private async receive(url: string, max: number, wait: number): Promise<Message[]> {
+    this.opts.onReceive?.();
     const r = await this.opts.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: url,

@@ -20,11 +20,13 @@ import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
 import { structuredLog } from "../runtime/log.js";
 import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
+import { DynamoExpiredItems } from "../store/dynamo-expired.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import type { Emulators } from "./emulators.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
+import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
 import { startWorkerChild } from "./worker-child.js";
 
 export interface StandaloneOptions {
@@ -39,7 +41,16 @@ export interface StandaloneOptions {
   sweepMs?: number;
   /** Run the built-in schedule sweeper (default true); false leaves schedules to `shoal sweeper`. */
   scheduler?: boolean;
+  /**
+   * Days finished instances, their task instances, task logs and work directories are kept
+   * before standalone deletes them (lib/standalone/retention.ts); fractions allowed; 0 keeps
+   * everything. Default {@link DEFAULT_RETENTION_DAYS}.
+   */
+  retentionDays?: number;
 }
+
+/** Seconds between retention sweeps unless SHOAL_RETENTION_SWEEP_SECONDS says otherwise. */
+const RETENTION_SWEEP_SECONDS = 600;
 
 export interface Standalone {
   apiUrl: string;
@@ -57,6 +68,7 @@ function standaloneEnv(
   em: Emulators,
   dataDir: string,
   eventsQueueUrl: string,
+  retentionDays: number,
 ): Record<string, string> {
   const prefix = process.env[ENV.prefix] || "shoal";
   const names = resourceNames(prefix);
@@ -86,6 +98,9 @@ function standaloneEnv(
     [ENV.autoCreateQueues]: "true",
     [ENV.commandResignalSeconds]: "10",
     [ENV.singleDispatcher]: "true",
+    // Finished items get the TTL attribute, which the retention sweep acts on (and external
+    // `shoal worker`s write it on the attempts they end).
+    [ENV.instanceRetentionDays]: String(retentionDays),
   };
 }
 
@@ -95,12 +110,13 @@ export const LOOKAHEAD_MS = 1_000;
 /** Starts everything; resolves once the API answers. */
 export async function startStandalone(opts: StandaloneOptions): Promise<Standalone> {
   const dataDir = resolve(opts.dataDir);
+  const retentionDays = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
   mkdirSync(dataDir, { recursive: true });
   const em: Emulators = await startEmulatorProcess(dataDir);
   const cleanup: Array<() => Promise<void>> = [() => em.stop()];
   try {
     // Base environment first, so the clients built below point at the emulators.
-    const base = standaloneEnv(em, dataDir, "");
+    const base = standaloneEnv(em, dataDir, "", retentionDays);
     for (const [k, v] of Object.entries(base)) if (v) process.env[k] = v;
     resetClients();
     const config0 = loadConfig();
@@ -108,7 +124,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const eventsUrl = await ensureEventsQueue(sqsClient(), config0.prefix);
     const signalsUrl = await ensureSignalsQueue(sqsClient(), config0.prefix);
     await ensureTaskQueues(sqsClient(), config0.prefix, "default");
-    const env = standaloneEnv(em, dataDir, eventsUrl);
+    const env = standaloneEnv(em, dataDir, eventsUrl, retentionDays);
     Object.assign(process.env, env);
     const envFile = resolve(dataDir, "endpoints.env");
     const writeEnvFile = (extra: Record<string, string> = {}) =>
@@ -163,6 +179,20 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     if (opts.workers > 0) {
       const worker = await startWorkerChild(opts.workers);
       cleanup.unshift(() => worker.stop());
+    }
+
+    if (retentionDays > 0) {
+      const period = Number(process.env[ENV.retentionSweepSeconds]) || RETENTION_SWEEP_SECONDS;
+      const stopRetention = startRetention(
+        {
+          expired: new DynamoExpiredItems(dynamoClient(), runtime.config.tables),
+          dataDir,
+          now: () => Date.now(),
+          ...(log ? { log } : {}),
+        },
+        period * 1000,
+      );
+      cleanup.unshift(stopRetention);
     }
 
     let sweeping = false;
@@ -226,6 +256,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
           `  API       ${apiUrl}`,
           `  data      ${dataDir}`,
           `  workers   ${opts.workers} task slot${opts.workers === 1 ? "" : "s"} (worker group 'default')`,
+          retentionDays > 0
+            ? `  retention ${retentionDays} day${retentionDays === 1 ? "" : "s"} (finished instances, their logs and work directories; --retention-days)`
+            : "  retention everything kept (--keep-all)",
           `  env file  ${envFile} (for 'shoal worker')`,
           ...(examples.length ? [`  examples  ${examples.join(", ")}`] : []),
           "",

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { sqsClient } from "../aws/clients.js";
 import { loadConfig } from "../aws/config.js";
 import { ensureTaskQueues } from "../aws/resources.js";
+import { WorkerHeartbeat } from "../engine/worker-heartbeat.js";
 import { createRuntime, setRuntime } from "../runtime/runtime.js";
 import { QueuePoller } from "./poller.js";
 import { TaskProtection } from "./task-protection.js";
@@ -63,6 +64,14 @@ export async function runWorkerProcess(opts: {
     protection
       ? protection.around(() => runtime.worker.handleBatch(records))
       : runtime.worker.handleBatch(records);
+  // Explain tells "no worker polls this group" from this (lib/engine/worker-heartbeat.ts).
+  const heartbeat = new WorkerHeartbeat({
+    store: runtime.heartbeats,
+    group: opts.group,
+    worker: runtime.worker.id,
+    now: () => Date.now(),
+    ...(runtime.api.log ? { log: runtime.api.log } : {}),
+  });
   const poller = new QueuePoller({
     sqs: sqsClient(),
     queueUrls: urls,
@@ -76,8 +85,14 @@ export async function runWorkerProcess(opts: {
     receiveVisibilitySeconds: Math.max(20, Math.ceil((config.leaseRenewMs / 1000) * 2)),
     region: process.env.AWS_REGION ?? "us-east-1",
     handler: (event) => run(event.Records),
+    onReceive: () => heartbeat.polled(),
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),
   });
+  // What workers that died here left behind (task processes, work directories) goes now, in
+  // the background, then every few minutes (the worker decides when; the timer only asks).
+  void runtime.worker.housekeep();
+  const housekeeping = setInterval(() => void runtime.worker.housekeepIfDue(), 1_000);
+  housekeeping.unref();
   poller.start();
   if (!opts.quiet) {
     process.stdout.write(
@@ -89,6 +104,7 @@ export async function runWorkerProcess(opts: {
     const onSignal = () => {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      clearInterval(housekeeping);
       runtime.worker.shutdown();
       protection?.stop();
       poller.stop(6_000).then(done, done);

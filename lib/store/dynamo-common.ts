@@ -195,13 +195,15 @@ export async function page(
  * One page of a resource list, newest first: one workflow's items (index `ix.byWorkflow`,
  * partition `workflow`) when `q.workflow` is given, else all of them (index `ix.all`, partition
  * `listKey` = `ix.listKey`); both indexes sort by `createdKey` (`timeKey`), the item key is `id`.
+ * `q.state` filters each page on the `state` attribute: a page may then hold fewer than
+ * `q.limit` items (even none) and still carry a token.
  * @throws ShoalError ValidationError for a token this query did not hand out.
  */
 export function newestFirst(
   db: DynamoDBDocumentClient,
   table: string,
   ix: { all: string; listKey: string; byWorkflow?: string },
-  q: { limit: number; workflow?: string; nextToken?: string },
+  q: { limit: number; workflow?: string; state?: string; nextToken?: string },
 ): Promise<Page<Item>> {
   const byWorkflow = q.workflow !== undefined && ix.byWorkflow !== undefined;
   const partition = byWorkflow ? "workflow" : "listKey";
@@ -211,8 +213,15 @@ export function newestFirst(
       TableName: table,
       IndexName: byWorkflow ? ix.byWorkflow : ix.all,
       KeyConditionExpression: "#p = :p",
-      ExpressionAttributeNames: { "#p": partition },
-      ExpressionAttributeValues: { ":p": byWorkflow ? q.workflow : ix.listKey },
+      ...(q.state !== undefined ? { FilterExpression: "#s = :s" } : {}),
+      ExpressionAttributeNames: {
+        "#p": partition,
+        ...(q.state !== undefined ? { "#s": "state" } : {}),
+      },
+      ExpressionAttributeValues: {
+        ":p": byWorkflow ? q.workflow : ix.listKey,
+        ...(q.state !== undefined ? { ":s": q.state } : {}),
+      },
       ScanIndexForward: false,
     },
     q.limit,

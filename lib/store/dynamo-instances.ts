@@ -55,18 +55,22 @@ export class DynamoInstances {
 
   async listInstances(q: ListInstancesQuery): Promise<Page<InstanceSummaryRecord>> {
     const byWorkflow = q.workflow !== undefined;
+    // Filters apply to each page DynamoDB reads: a page may come back short, with a token.
+    const filters: string[] = [];
+    if (q.state) filters.push("#s = :s");
+    if (q.runType) filters.push("runType = :rt");
     const found = await page(
       this.db,
       {
         TableName: this.table,
         IndexName: byWorkflow ? INDEX.instancesByWorkflow : INDEX.instancesByCreated,
         KeyConditionExpression: byWorkflow ? "workflow = :k" : "listKey = :k",
-        ...(q.state
-          ? { FilterExpression: "#s = :s", ExpressionAttributeNames: { "#s": "state" } }
-          : {}),
+        ...(filters.length > 0 ? { FilterExpression: filters.join(" AND ") } : {}),
+        ...(q.state ? { ExpressionAttributeNames: { "#s": "state" } } : {}),
         ExpressionAttributeValues: {
           ":k": byWorkflow ? q.workflow : "I",
           ...(q.state ? { ":s": q.state } : {}),
+          ...(q.runType ? { ":rt": q.runType } : {}),
         },
         ScanIndexForward: false,
       },

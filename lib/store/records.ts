@@ -17,6 +17,7 @@ import type {
   WorkflowDefinition,
 } from "../core/model.js";
 import type { Progress } from "../core/progress.js";
+import type { RunType } from "../core/run-type.js";
 
 /** The head item of a workflow: its latest version and release state. */
 export interface WorkflowHead {
@@ -59,6 +60,11 @@ export interface CommandRecord {
   depth?: number;
   /** Nominal time of a scheduled, backfilled or sub-workflow run, epoch ms. */
   scheduleTime?: number;
+  /**
+   * IANA zone of the run's time parameters, from the schedule, backfill or parent instance that
+   * started it; absent: the workflow's own `timezone`, else UTC.
+   */
+  timezone?: string;
   /** The schedule, backfill or trigger that started the run. */
   scheduleId?: string;
   backfillId?: string;
@@ -95,11 +101,22 @@ export interface InstanceRecord {
   startedAt?: number;
   endedAt?: number;
   scheduleTime?: number;
+  /**
+   * IANA zone of its built-in time parameters and DEPENDENT date periods, fixed when it is
+   * created (the command's zone, else the definition's `timezone`); absent: UTC.
+   */
+  timezone?: string;
   progress: Progress;
   /** The schedule, backfill or trigger that started the run. */
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
+  /**
+   * What started it (lib/core/run-type.ts), written with the first write and never changed;
+   * absent on items written before it existed. Stored (not derived) so the list indexes can
+   * project it.
+   */
+  runType?: RunType;
   /** A sub-workflow instance: the parent task attempt it reports its result to. */
   parent?: ParentLink;
   /** Sub-workflow nesting depth (0 = top level). */
@@ -130,6 +147,7 @@ export type InstanceSummaryRecord = Pick<
   | "startedAt"
   | "endedAt"
   | "scheduleTime"
+  | "runType"
 >;
 
 /** One attempt of one task. Keyed by (instanceId, code, attempt). */
@@ -154,6 +172,8 @@ export interface TaskInstanceRecord {
   leaseExpiresAt?: number;
   /** Set by a stop: the worker kills the task at its next lease renewal. */
   killRequested?: boolean;
+  /** Why the kill was requested (one sentence); becomes the killed attempt's `error`. */
+  killReason?: string;
   /** OUT parameters the attempt set. */
   outputs?: Record<string, string>;
   /** A WARN timeout fired: the task went on running. */
@@ -162,6 +182,13 @@ export interface TaskInstanceRecord {
   subInstanceId?: string;
   /** CONDITIONS / SWITCH: the branch targets taken. */
   branch?: string[];
+  /** SWITCH: 0-based index of the case that matched; -1 when none did (`defaultNext`). */
+  switchCase?: number;
+  /**
+   * A delayed retry (it waits SUBMITTED): when its retry interval ends and a worker may take it,
+   * epoch ms (`shoal explain`: "retry due at T").
+   */
+  dueAt?: number;
   /** Task group whose slot the attempt needs (it waits SUBMITTED until one is free). */
   taskGroup?: string;
 }

@@ -225,6 +225,11 @@ export interface BackfillRecord {
   priority: Priority;
   params: Record<string, string>;
   failureStrategy?: FailureStrategy;
+  /**
+   * IANA zone of its runs' time parameters: the zone its cron was read in, or the `timezone` it
+   * was given with a list of dates; absent: each run uses the workflow's `timezone`, else UTC.
+   */
+  timezone?: string;
   state: BackfillState;
   /** Index into nominalTimes of the next to start. */
   next: number;
@@ -253,6 +258,8 @@ export type BackfillSummary = Omit<BackfillRecord, "nominalTimes"> & {
 
 export interface ListBackfillsQuery {
   workflow?: string;
+  /** Only backfills in this state (filters each page: a page may come back short). */
+  state?: BackfillState;
   limit: number;
   nextToken?: string;
 }

@@ -17,6 +17,8 @@ import type {
 export interface ListInstancesQuery {
   workflow?: string;
   state?: string;
+  /** Filters each page (like `state`): a page may hold fewer than `limit` items. */
+  runType?: string;
   limit: number;
   nextToken?: string;
 }

@@ -5,7 +5,7 @@
  * `outputs` take OUT parameters from the JSON response by JSON path.
  */
 import { extractJsonPath } from "../core/json-path.js";
-import type { TaskPlugin } from "./plugin.js";
+import { killError, type TaskPlugin } from "./plugin.js";
 
 const DEFAULT_TIMEOUT_S = 60;
 const LOGGED_BODY_CHARS = 4_096;
@@ -67,7 +67,7 @@ export const runHttp: TaskPlugin = async (ctx) => {
     }
     return { state: "SUCCESS", outputs };
   } catch (e) {
-    if (ctx.signal.aborted) return { state: "KILLED", error: "killed on request" };
+    if (ctx.signal.aborted) return { state: "KILLED", error: killError(ctx.signal) };
     const err = e as Error;
     const msg =
       err.name === "TimeoutError"

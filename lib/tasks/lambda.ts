@@ -17,7 +17,7 @@ import { lambdaClient } from "../aws/clients.js";
 import { extractJsonPath } from "../core/json-path.js";
 import { AWS_JSON_MAX_BYTES, jsonTextProblem } from "../core/validate-tasks.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
-import type { TaskPlugin, TaskResult } from "./plugin.js";
+import { killError, type TaskPlugin, type TaskResult } from "./plugin.js";
 
 /** Characters of a response (or cause) copied to the task log. */
 const LOGGED_CHARS = 4_096;
@@ -243,7 +243,7 @@ export const runLambda: TaskPlugin = async (ctx) => {
   } catch (e) {
     if (ctx.signal.aborted) {
       log.write("shoal: killed; the request was aborted (the invocation itself may run on)");
-      return { state: "KILLED", error: "killed on request" };
+      return { state: "KILLED", error: killError(ctx.signal) };
     }
     const msg = signal.aborted
       ? `no answer within ${timeoutS}s (the invocation itself may run on)`

@@ -12,12 +12,38 @@ export interface TaskRunContext {
   /** Environment for processes: identifiers of the run (SHOAL_*) and the parameters. */
   env: Record<string, string>;
   log: TaskLogWriter;
-  /** Aborted when the task must die (stop, lost lease); the plugin ends it as KILLED. */
+  /**
+   * Aborted when the task must die (stop, END after a failure, workflow timeout, lost lease,
+   * worker shutdown); the plugin ends it as KILLED with {@link killError} as its error. The
+   * signal's `reason` is the sentence saying why, e.g. "killed: the instance was stopped".
+   */
   signal: AbortSignal;
   /** A fresh, empty working directory for this attempt. */
   workDir: string;
   /** Reports a warning (a WARN timeout): logged and kept on the task instance; the task goes on. */
   warn?: (message: string) => void;
+  /**
+   * Told the process group a plugin started (SHELL) and when it is over, so that should this
+   * worker be killed outright, a later one on the machine kills it (lib/tasks/task-processes.ts).
+   * Both return at once (the record is written in the background).
+   */
+  processGroup?: {
+    started(pgid: number): void;
+    ended(pgid: number): void;
+  };
+}
+
+/** The error of an attempt killed through `signal` when the kill gave no reason. */
+export const KILLED_ON_REQUEST = "killed on request";
+
+/**
+ * The error sentence of a task killed through `signal`: the abort's reason when it is a
+ * sentence (the worker aborts with the kill's reason, lib/engine/worker.ts), else
+ * "killed on request".
+ */
+export function killError(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  return typeof r === "string" && r.trim() !== "" ? r : KILLED_ON_REQUEST;
 }
 
 export interface TaskResult {

@@ -1,12 +1,12 @@
 /**
  * SHELL tasks: `/bin/sh -c <command>` in its own process group (so a kill reaches every process
- * it started), in a fresh working directory, stdout and stderr streamed line by line to the task
- * log. `timeoutSeconds` with strategy FAIL kills the group (TERM, then KILL after a grace period)
+ * it started) under a supervisor that kills that group if the worker dies (supervisor.ts), in a
+ * fresh working directory, stdout and stderr streamed line by line to the task log. `timeoutSeconds` with strategy FAIL kills the group (TERM, then KILL after a grace period)
  * and fails the attempt; WARN only logs a warning (DolphinScheduler's timeout strategies).
  */
-import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
-import type { TaskPlugin, TaskResult } from "./plugin.js";
+import { killError, type TaskPlugin, type TaskResult } from "./plugin.js";
+import { releaseSupervisor, spawnSupervised } from "./supervisor.js";
 
 /** Seconds between TERM and KILL. */
 const KILL_GRACE_MS = 3_000;
@@ -61,12 +61,12 @@ function taskBaseEnv(): NodeJS.ProcessEnv {
 export const runShell: TaskPlugin = async (ctx) => {
   if (ctx.task.type !== "SHELL") throw new Error("runShell needs a SHELL task");
   const { task, log } = ctx;
-  const child = spawn("/bin/sh", ["-c", task.command], {
+  const child = spawnSupervised(task.command, {
     cwd: ctx.workDir,
     env: { ...taskBaseEnv(), ...ctx.env },
-    detached: true, // own process group
-    stdio: ["ignore", "pipe", "pipe"],
   });
+  const pgid = child.pid;
+  if (pgid !== undefined) ctx.processGroup?.started(pgid);
   let reason: "timeout" | "killed" | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const killGroup = () => {
@@ -83,7 +83,7 @@ export const runShell: TaskPlugin = async (ctx) => {
   };
   const onAbort = () => {
     reason ??= "killed";
-    log.write("shoal: kill requested, terminating the process group");
+    log.write(`shoal: ${killError(ctx.signal)}; terminating the process group`);
     killGroup();
   };
   ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -111,7 +111,9 @@ export const runShell: TaskPlugin = async (ctx) => {
     });
     child.once("exit", (c, s) => resolve([c, s]));
   });
+  releaseSupervisor(child);
   await Promise.all([out, err]);
+  if (pgid !== undefined) ctx.processGroup?.ended(pgid);
   clearTimeout(timeout);
   clearTimeout(killTimer);
   ctx.signal.removeEventListener("abort", onAbort);
@@ -123,7 +125,7 @@ export const runShell: TaskPlugin = async (ctx) => {
         : 0);
   log.write(`shoal: exit code ${exitCode}${signal ? ` (signal ${signal})` : ""}`);
   let result: TaskResult;
-  if (reason === "killed") result = { state: "KILLED", exitCode, error: "killed on request" };
+  if (reason === "killed") result = { state: "KILLED", exitCode, error: killError(ctx.signal) };
   else if (reason === "timeout") {
     result = { state: "FAILURE", exitCode, error: `timed out after ${task.timeoutSeconds}s` };
   } else if (exitCode === 0) result = { state: "SUCCESS", exitCode };

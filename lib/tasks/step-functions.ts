@@ -31,7 +31,7 @@ import {
   sleep,
   untilAborted,
 } from "./lambda.js";
-import type { TaskPlugin, TaskResult } from "./plugin.js";
+import { killError, type TaskPlugin, type TaskResult } from "./plugin.js";
 
 /** Execution names: at most 80 characters; Shoal's own use only these (CloudWatch-safe). */
 const NAME_CHARS = 80;
@@ -296,14 +296,14 @@ export const runStepFunctions: TaskPlugin = async (ctx) => {
     if (!(e instanceof AbortedError)) throw e;
     const killed = ctx.signal.aborted;
     const cause = killed
-      ? `Shoal task '${ctx.env.SHOAL_TASK_CODE ?? name}' was killed (stop request or lost lease)`
+      ? `Shoal task '${ctx.env.SHOAL_TASK_CODE ?? name}' was ${killError(ctx.signal)}`
       : `Shoal task '${ctx.env.SHOAL_TASK_CODE ?? name}' timed out after ${timeoutS}s`;
     log.write(
       `shoal: ${killed ? "killed" : `timed out after ${timeoutS}s`}; stopping the execution`,
     );
     await stop(killed ? "Shoal.Killed" : "Shoal.Timeout", cause);
     return killed
-      ? { state: "KILLED", error: "killed on request" }
+      ? { state: "KILLED", error: killError(ctx.signal) }
       : { state: "FAILURE", error: `timed out after ${timeoutS}s; the execution was stopped` };
   } finally {
     clearTimeout(timer);

@@ -16,6 +16,7 @@ import { executionNameProblem, jsonTextProblem } from "../core/validate-tasks.js
 
 /**
  * @param baseMs base time of `$[...]` expressions, epoch ms.
+ * @param zone IANA zone of `$[...]` expressions (the instance's); default UTC.
  * @throws ParamError for a bad time expression, a URL that substitution broke, a LAMBDA payload
  *   or STEP_FUNCTIONS input that is not JSON once substituted, or an execution name that is no
  *   longer valid.
@@ -24,25 +25,33 @@ export function substituteTask(
   task: WorkerTaskDefinition,
   params: Record<string, string>,
   baseMs: number,
+  zone?: string,
 ): WorkerTaskDefinition {
+  const time: TimeBase = { baseMs, ...(zone !== undefined ? { zone } : {}) };
   switch (task.type) {
     case "SHELL":
-      return { ...task, command: substitute(task.command, params, { mode: "shell", baseMs }) };
+      return { ...task, command: substitute(task.command, params, { mode: "shell", ...time }) };
     case "HTTP":
-      return substituteHttp(task, params, baseMs);
+      return substituteHttp(task, params, time);
     case "LAMBDA":
-      return { ...task, payload: substituteJsonField("payload", task.payload, params, baseMs) };
+      return { ...task, payload: substituteJsonField("payload", task.payload, params, time) };
     case "STEP_FUNCTIONS":
-      return substituteStepFunctions(task, params, baseMs);
+      return substituteStepFunctions(task, params, time);
   }
+}
+
+/** Base time (epoch ms) and IANA zone (default UTC) of `$[...]` expressions. */
+interface TimeBase {
+  baseMs: number;
+  zone?: string;
 }
 
 function substituteHttp(
   task: HttpTaskDefinition,
   params: Record<string, string>,
-  baseMs: number,
+  time: TimeBase,
 ): HttpTaskDefinition {
-  const raw = (text: string) => substitute(text, params, { mode: "raw", baseMs });
+  const raw = (text: string) => substitute(text, params, { mode: "raw", ...time });
   const url = raw(task.url);
   let parsed: URL;
   try {
@@ -74,14 +83,14 @@ function substituteHttp(
 function substituteStepFunctions(
   task: StepFunctionsTaskDefinition,
   params: Record<string, string>,
-  baseMs: number,
+  time: TimeBase,
 ): StepFunctionsTaskDefinition {
   const out = { ...task };
   if (task.input !== undefined) {
-    out.input = substituteJsonField("input", task.input, params, baseMs);
+    out.input = substituteJsonField("input", task.input, params, time);
   }
   if (task.executionName !== undefined) {
-    const name = substitute(task.executionName, params, { mode: "raw", baseMs });
+    const name = substitute(task.executionName, params, { mode: "raw", ...time });
     const problem = executionNameProblem(name);
     if (problem) {
       throw new ParamError(
@@ -97,9 +106,9 @@ function substituteJsonField(
   field: string,
   template: string,
   params: Record<string, string>,
-  baseMs: number,
+  time: TimeBase,
 ): string {
-  const text = substituteJson(template, params, baseMs);
+  const text = substituteJson(template, params, time.baseMs, time.zone);
   const problem = jsonTextProblem(text);
   if (problem) {
     throw new ParamError(`the ${field} after parameter substitution is not JSON: ${problem}`);
@@ -121,12 +130,14 @@ const REFERENCE_AT = /\$\{[A-Za-z_][A-Za-z0-9_.]*\}|\$\[[^\]\n]*\]/y;
  * written, as `substitute` leaves them. The result is not checked here.
  *
  * @param baseMs base time of `$[...]` expressions, epoch ms.
+ * @param zone IANA zone of `$[...]` expressions; default UTC.
  * @throws ParamError for a bad time expression.
  */
 export function substituteJson(
   template: string,
   params: Record<string, string>,
   baseMs: number,
+  zone?: string,
 ): string {
   let out = "";
   let inString = false;
@@ -138,7 +149,11 @@ export function substituteJson(
       const ref = REFERENCE_AT.exec(template)?.[0];
       if (ref !== undefined) {
         // One reference on its own: `substitute` gives it exactly its usual value.
-        const value = substitute(ref, params, { mode: "raw", baseMs });
+        const value = substitute(ref, params, {
+          mode: "raw",
+          baseMs,
+          ...(zone !== undefined ? { zone } : {}),
+        });
         out += inString ? JSON.stringify(value).slice(1, -1) : value;
         i += ref.length;
         continue;

@@ -174,6 +174,10 @@ describe("control verbs in shoal standalone", () => {
     const done = await waitFinal(sa.url, id, 30_000);
     expect(done.state).toBe("FAILURE");
     expect(byCode(done).long?.state).toBe("KILLED");
+    // The attempt says why it was killed (shown by `shoal attempts` and `get instance`).
+    expect(byCode(done).long?.error).toBe(
+      "killed: task 'fails' failed and the failure strategy is END",
+    );
     expect(existsSync(survivor)).toBe(false);
   }, 40_000);
 
@@ -187,6 +191,7 @@ describe("control verbs in shoal standalone", () => {
     expect(done.state).toBe("FAILURE");
     expect(done.error).toMatch(/timed out/);
     expect(byCode(done).forever?.state).toBe("KILLED");
+    expect(byCode(done).forever?.error).toBe("killed: the workflow timed out after 2s");
   }, 40_000);
 
   it("stop kills the running task; the instance ends STOPPED; a second stop is a 409", async () => {
@@ -202,6 +207,7 @@ describe("control verbs in shoal standalone", () => {
     const done = await waitFinal(sa.url, id, 30_000);
     expect(done.state).toBe("STOPPED");
     expect(byCode(done).sleepy?.state).toBe("KILLED");
+    expect(byCode(done).sleepy?.error).toBe("killed: the instance was stopped");
     expect(byCode(done).never).toBeUndefined();
     expect((await api(sa.url, "POST", `/v1/instances/${id}/stop`)).status).toBe(409);
   }, 40_000);

@@ -128,6 +128,30 @@ describe("PUT /v1/workflows/{name}", () => {
       });
     });
 
+    it("400 listing every problem of a DolphinScheduler-style task, with Shoal's field names", async () => {
+      const bad = {
+        tasks: [
+          {
+            code: "load",
+            taskType: "SHELL",
+            rawScript: "echo load",
+            failRetryTimes: 3,
+            preTasks: ["extract"],
+          },
+        ],
+      };
+      await changesNothing(async () => {
+        const r = await put("/v1/workflows/from-ds", bad);
+        const err = expectError(r, 400, "ValidationError", { path: "tasks[0].type" });
+        expect(err.details?.map((d) => `${d.path}: ${d.message}`).slice(1)).toEqual([
+          "tasks[0].taskType: unknown field 'taskType' (did you mean 'type'?)",
+          "tasks[0].rawScript: unknown field 'rawScript' (did you mean 'command'?)",
+          "tasks[0].failRetryTimes: unknown field 'failRetryTimes' (did you mean 'retries'?)",
+          "tasks[0].preTasks: unknown field 'preTasks' (did you mean 'upstream'?)",
+        ]);
+      });
+    });
+
     it("400 for an unknown upstream, at tasks[1].upstream[0]", async () => {
       const bad = {
         tasks: [

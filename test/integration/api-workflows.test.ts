@@ -9,6 +9,7 @@ import {
   allWorkflows,
   changesNothing,
   createWorkflow,
+  del,
   expectError,
   get,
   oneTask,
@@ -319,5 +320,66 @@ describe("POST /v1/workflows/{name}/release", () => {
     expect(r.status, r.text).toBe(201);
     expect(r.body.releaseState).toBe("OFFLINE");
     expectError(await post("/v1/workflows/born-offline/runs", {}), 409, "Conflict");
+  });
+});
+
+describe("PUT /v1/workflows/{name}: change and warnings", () => {
+  it("says whether the workflow was CREATED, UPDATED or UNCHANGED", async () => {
+    const first = await put("/v1/workflows/changes", oneTask("echo 1"));
+    expect(first.status, first.text).toBe(201);
+    expect(first.body).toMatchObject({ version: 1, change: "CREATED" });
+    const same = await put("/v1/workflows/changes", oneTask("echo 1"));
+    expect(same.status, same.text).toBe(200);
+    expect(same.body).toMatchObject({ version: 1, change: "UNCHANGED" });
+    const next = await put("/v1/workflows/changes", oneTask("echo 2"));
+    expect(next.status, next.text).toBe(201);
+    expect(next.body).toMatchObject({ version: 2, change: "UPDATED" });
+    // A deleted workflow's name continues its versions, but the workflow is new again.
+    expect((await del("/v1/workflows/changes")).status).toBe(204);
+    const again = await put("/v1/workflows/changes", oneTask("echo 2"));
+    expect(again.status, again.text).toBe(201);
+    expect(again.body).toMatchObject({ version: 3, change: "CREATED" });
+  });
+
+  it("answers 2xx with a warning for each reference nothing can set, and none otherwise", async () => {
+    const body = {
+      params: { bizdate: "$[yyyyMMdd-1]" },
+      tasks: [
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: Shoal's parameter syntax
+        { code: "a", type: "SHELL", command: "echo ${bizdate} '${setValue(rows=1)}'" },
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: Shoal's parameter syntax
+        { code: "b", type: "SHELL", upstream: ["a"], command: "echo ${rows} ${bizdat}" },
+      ],
+    };
+    const r = await put("/v1/workflows/warned", body);
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.warnings).toEqual([
+      {
+        path: "tasks[1].command",
+        message: expect.stringMatching(/^\$\{bizdat\} is not .*\(did you mean \$\{bizdate\}\?\)$/),
+      },
+    ]);
+    const same = await put("/v1/workflows/warned", body);
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.warnings).toEqual(r.body.warnings);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Shoal's parameter syntax
+    const clean = await put("/v1/workflows/clean", oneTask("echo ${system.biz.date}"));
+    expect(clean.status, clean.text).toBe(201);
+    expect(clean.body.warnings).toBeUndefined();
+  });
+});
+
+describe("PUT /v1/workflows/{name}: many warnings", () => {
+  it("lists at most 100 warnings, then says how many more there are", async () => {
+    const tasks = Array.from({ length: 150 }, (_, i) => ({
+      code: `t${i}`,
+      type: "SHELL",
+      command: `echo \${nope${i}}`,
+    }));
+    const r = await put("/v1/workflows/many-warnings", { tasks });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.warnings).toHaveLength(101);
+    expect(r.body.warnings[99].path).toBe("tasks[99].command");
+    expect(r.body.warnings[100]).toEqual({ path: "", message: "50 more warnings are not listed" });
   });
 });

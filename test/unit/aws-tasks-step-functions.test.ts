@@ -176,14 +176,15 @@ describe("STEP_FUNCTIONS plugin", () => {
       intervalMs: 5,
       what: "two polls",
     });
-    kill.abort();
-    expect(await running).toEqual({ state: "KILLED", error: "killed on request" });
+    // The kill's reason (lib/engine/halts.ts) becomes the attempt's error and the stop's cause.
+    kill.abort("killed: the instance was stopped");
+    expect(await running).toEqual({ state: "KILLED", error: "killed: the instance was stopped" });
     const stops = sfn.commandCalls(StopExecutionCommand);
     expect(stops).toHaveLength(1);
     expect(stops[0]?.args[0].input).toEqual({
       executionArn: EXECUTION,
       error: "Shoal.Killed",
-      cause: "Shoal task 'load' was killed (stop request or lost lease)",
+      cause: "Shoal task 'load' was killed: the instance was stopped",
     });
     expect(lines.join("\n")).toContain("execution stopped");
   });

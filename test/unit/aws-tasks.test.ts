@@ -209,6 +209,22 @@ describe("LAMBDA plugin", () => {
     const { ctx, kill } = context(lambdaTask());
     const running = runLambda(ctx);
     await called.promise;
+    kill.abort("killed: the workflow timed out after 60s");
+    expect(await running).toEqual({
+      state: "KILLED",
+      error: "killed: the workflow timed out after 60s",
+    });
+  });
+
+  it("says 'killed on request' when the kill gives no reason", async () => {
+    const called = deferred<void>();
+    lambda.on(InvokeCommand).callsFake(() => {
+      called.resolve();
+      return new Promise(() => {});
+    });
+    const { ctx, kill } = context(lambdaTask());
+    const running = runLambda(ctx);
+    await called.promise;
     kill.abort();
     expect(await running).toEqual({ state: "KILLED", error: "killed on request" });
   });

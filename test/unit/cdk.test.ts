@@ -10,7 +10,7 @@ import { App, Aspects, type Stack } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
-import { WORKER_CONCURRENCY } from "../../cdk/shoal.js";
+import { WORKER_CONCURRENCY, WORKER_EPHEMERAL_STORAGE_MIB } from "../../cdk/shoal.js";
 import { ShoalStack } from "../../cdk/shoal-stack.js";
 import { ENV, METRICS, resourceNames, TABLE_ENV } from "../../lib/aws/config.js";
 import { TABLES, TTL_ATTRIBUTE } from "../../lib/aws/resources.js";
@@ -74,6 +74,30 @@ describe("ShoalStack", () => {
       expect(Object.keys(f.Properties.Environment.Variables)).toEqual(
         expect.arrayContaining(Object.values(TABLE_ENV)),
       );
+    }
+  });
+
+  it("gives the worker function 2 GiB of /tmp for work directories; the others keep the default", () => {
+    const fns = Object.values(t.findResources("AWS::Lambda::Function"));
+    const storage = (name: string) =>
+      fns.find((f) => f.Properties?.FunctionName === name)?.Properties.EphemeralStorage;
+    expect(WORKER_EPHEMERAL_STORAGE_MIB).toBe(2048);
+    expect(storage("t-worker")).toEqual({ Size: 2048 });
+    for (const name of ["t-api", "t-dispatcher", "t-sweeper", "t-trigger"]) {
+      expect(storage(name)).toBeUndefined();
+    }
+  });
+
+  it("logs every function to a log group of its own with the stack's retention and no fixed name", () => {
+    const fns = Object.values(t.findResources("AWS::Lambda::Function"));
+    const groups = t.findResources("AWS::Logs::LogGroup");
+    expect(fns.length).toBe(5);
+    for (const f of fns) {
+      const ref = f.Properties?.LoggingConfig?.LogGroup?.Ref as string;
+      const group = groups[ref];
+      expect(group, `${f.Properties?.FunctionName}'s log group`).toBeDefined();
+      expect(group?.Properties.RetentionInDays).toBe(30);
+      expect(group?.Properties.LogGroupName).toBeUndefined();
     }
   });
 

@@ -452,6 +452,20 @@ describe("shoal backfill", () => {
     });
   });
 
+  it("sends --timezone with --date: the zone of the runs' time parameters", async () => {
+    stub.reply = () => ({ status: 202, body: backfill() });
+    const res = await shoal([
+      "backfill",
+      "etl",
+      "--date",
+      "2026-11-01T23:30:00Z",
+      "--timezone",
+      "Europe/Paris",
+    ]);
+    expect(res.code).toBe(0);
+    expect(sent()).toEqual({ dates: ["2026-11-01T23:30:00.000Z"], timezone: "Europe/Paris" });
+  });
+
   it("sends dates (repeatable, comma-separated); --parallelism means PARALLEL", async () => {
     stub.reply = () => ({ status: 202, body: backfill({ mode: "PARALLEL", parallelism: 4 }) });
     await shoal([
@@ -522,9 +536,9 @@ describe("shoal backfill", () => {
       code: 0,
       stdout: [
         "b-1",
-        "RUNNING  0/3 done  1 running  0 failed  2 pending",
-        "RUNNING  1/3 done  1 running  0 failed  1 pending",
-        "SUCCESS  3/3 done  0 running  0 failed  0 pending",
+        "RUNNING  0/3 done, 1 running, 0 failed, 2 pending",
+        "RUNNING  1/3 done, 1 running, 0 failed, 1 pending",
+        "SUCCESS  3/3 done, 0 running, 0 failed, 0 pending",
         "SUCCESS in 4m 05s",
         "",
       ].join("\n"),
@@ -568,7 +582,7 @@ describe("shoal backfill", () => {
     await expectUsage(["backfill", "etl", ...range, "--order", "RANDOM"]);
   });
 
-  it("passes a 400 and a 404 through (exit 1)", async () => {
+  it("passes a 400 (naming the flag of the field) and a 404 through (exit 1)", async () => {
     stub.reply = () =>
       invalid("The backfill is invalid.", [
         { path: "cron", message: "workflow 'etl' has no cron schedule; give a cron" },
@@ -578,7 +592,7 @@ describe("shoal backfill", () => {
       code: 1,
       stdout: "",
       stderr:
-        "error: The backfill is invalid.\n  - cron: workflow 'etl' has no cron schedule; give a cron\n",
+        "error: The backfill is invalid.\n  - --cron: workflow 'etl' has no cron schedule; give a cron\n",
     });
     stub.reply = () => notFound("workflow 'nope' does not exist");
     expect((await shoal(["backfill", "nope", ...range])).stderr).toBe(

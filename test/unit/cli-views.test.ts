@@ -185,7 +185,10 @@ describe("shoal get instance", () => {
     const res = await run(["get", "instance", "i-7"]);
     expect(res).toMatchObject({ code: 0, stderr: "" });
     const lines = res.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^i-7 {2}diamond:1 {2}RUNNING {2}1m 3\ds$/);
+    // The header carries the API's progress, worded as `run --wait` and `instances --watch` do.
+    expect(lines[0]).toMatch(
+      /^i-7 {2}diamond:1 {2}RUNNING {2}1\/4 done, 1 active, 0 failed {2}1m 3\ds$/,
+    );
     expect(lines.slice(1)).toEqual([
       "a        SUCCESS  attempt 1  12.3s",
       "├─ b     FAILURE  attempt 2  1.5s        command exited with code 3",
@@ -282,7 +285,8 @@ describe("tree drawing", () => {
 
 // ---- instances --watch ----------------------------------------------------------------------
 
-const HEADER = /^INSTANCE\s+WORKFLOW\s+STATE\s+PROGRESS\s+CREATED\s+DURATION$/m;
+const HEADER =
+  /^INSTANCE\s+WORKFLOW\s+STATE\s+PROGRESS\s+TYPE\s+SCHEDULE TIME\s+CREATED\s+DURATION$/m;
 
 describe("shoal instances --watch", () => {
   it("prints a table per change on a non-TTY and stops with exit 0 when aborted", async () => {
@@ -308,9 +312,13 @@ describe("shoal instances --watch", () => {
     expect(shown).toHaveLength(3);
     for (const frame of shown) expect(frame).toMatch(HEADER);
     expect(shown[0]).toMatch(/^Every 0\.02s {2}\d{4}-\d\d-\d\dT[\d:]+Z\n/);
-    expect(shown[0]).toMatch(/^i-2\s+etl:1\s+RUNNING\s+1\/4\s+2026-11-21T05:00:00Z\s+\S+/m);
+    // PROGRESS is the API's progress, in the words of `run --wait`; TYPE and SCHEDULE TIME
+    // are absent from this stub's items.
+    expect(shown[0]).toMatch(
+      /^i-2\s+etl:1\s+RUNNING\s+1\/4 done, 1 active, 0 failed\s+-\s+-\s+2026-11-21T05:00:00Z\s+\S+/m,
+    );
     expect(shown[0]).toMatch(/^i-1\s+etl:1\s+SUCCESS\s+-\s+/m);
-    expect(shown[1]).toMatch(/^i-2\s+etl:1\s+RUNNING\s+3\/4\s+/m);
+    expect(shown[1]).toMatch(/^i-2\s+etl:1\s+RUNNING\s+3\/4 done, 1 active, 0 failed\s+/m);
     expect(shown[2]).toMatch(/^i-2\s+etl:1\s+SUCCESS\s+-\s+/m);
     // Progress is asked for while unfinished only.
     expect(stub.detailGets).toEqual(["i-2", "i-2"]);

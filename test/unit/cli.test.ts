@@ -87,6 +87,14 @@ function snapshot(inst: StubInstance) {
     if (done) taskState = failing && i === codes.length - 1 ? "FAILURE" : "SUCCESS";
     return { code, type: "SHELL", state: taskState, attempt: 1 };
   });
+  // The API's progress (lib/core/progress.ts): a failure CONDITIONS handled counts as done.
+  const count = (s: string) => tasks.filter((t) => t.state === s).length;
+  const progress = {
+    done: count("SUCCESS") + (handled ? count("FAILURE") : 0),
+    active: count("RUNNING"),
+    failed: handled ? 0 : count("FAILURE"),
+    total: codes.length,
+  };
   return {
     instanceId: inst.id,
     workflow: inst.workflow,
@@ -96,6 +104,7 @@ function snapshot(inst: StubInstance) {
     createdAt: T0,
     startedAt: T0,
     ...(done ? { endedAt: "2026-11-21T05:00:12.300Z" } : {}),
+    progress,
     tasks,
   };
 }
@@ -287,7 +296,8 @@ describe("shoal apply", () => {
     });
   });
 
-  it("prints an API 400 with its details and exits 1", async () => {
+  // apply checks every document with the API's validators before it sends anything.
+  it("prints each problem of an invalid definition, sends nothing and exits 1", async () => {
     const path = await file(
       "bad.yaml",
       `name: bad\ntasks:\n  - { code: extract, type: SHELL, upstream: [], command: x }\n` +
@@ -295,9 +305,8 @@ describe("shoal apply", () => {
     );
     const res = await shoal(["apply", "-f", path]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(
-      "error: bad: The workflow definition is invalid.\n  - tasks[1].upstream[0]: unknown task code 'lod'\n",
-    );
+    expect(res.stderr).toBe("error: bad: tasks[1].upstream[0]: unknown task code 'lod'\n");
+    expect(state.putContentTypes).toEqual([]);
   });
 
   it("asks for `name` when a file holds several documents", async () => {
@@ -360,9 +369,9 @@ describe("shoal run", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(
       "i-1\n" +
-        "RUNNING  0/3 done  1 running  0 failed\n" +
-        "RUNNING  1/3 done  1 running  0 failed\n" +
-        "SUCCESS  3/3 done  0 running  0 failed\n" +
+        "RUNNING  0/3 done, 1 active, 0 failed\n" +
+        "RUNNING  1/3 done, 1 active, 0 failed\n" +
+        "SUCCESS  3/3 done, 0 active, 0 failed\n" +
         "SUCCESS in 12.3s\n",
     );
   });
@@ -370,20 +379,21 @@ describe("shoal run", () => {
   it("--wait exits 1 on FAILURE and names the failed tasks", async () => {
     const res = await shoal(["run", "etl-fail", "--wait"]);
     expect(res.code).toBe(1);
-    expect(res.stdout).toContain("FAILURE  2/3 done  0 running  1 failed\nFAILURE in 12.3s\n");
+    expect(res.stdout).toContain("FAILURE  2/3 done, 0 active, 1 failed\nFAILURE in 12.3s\n");
     expect(res.stdout).toContain("failed tasks: report");
   });
 
   it("--wait on SUCCESS names failures a CONDITIONS task handled, not as failed tasks", async () => {
     const res = await shoal(["run", "etl-handled", "--wait"]);
     expect(res.code).toBe(0);
+    expect(res.stdout).toContain("SUCCESS  3/3 done, 0 active, 0 failed\n");
     expect(res.stdout).toContain("failures handled by CONDITIONS: report");
     expect(res.stdout).not.toContain("failed tasks:");
   });
 
   it("redraws the progress line in place on a TTY", async () => {
     const res = await shoal(["run", "etl", "--wait"], { tty: true });
-    expect(res.stdout).toContain("\rRUNNING  0/3 done  1 running  0 failed\x1b[K\r");
+    expect(res.stdout).toContain("\rRUNNING  0/3 done, 1 active, 0 failed\x1b[K\r");
     expect(res.stdout.endsWith("\x1b[K\nSUCCESS in 12.3s\n")).toBe(true);
   });
 
@@ -420,8 +430,11 @@ describe("instances, get, stop", () => {
     const table = await shoal(["instances"]);
     expect(table.code).toBe(0);
     const [header, row] = table.stdout.split("\n");
-    expect(header).toMatch(/^INSTANCE\s+WORKFLOW\s+STATE\s+CREATED\s+DURATION$/);
-    expect(row).toMatch(/^i-1\s+etl:1\s+RUNNING\s+2026-11-21T05:00:00Z\s+\S+/);
+    expect(header).toMatch(
+      /^INSTANCE\s+WORKFLOW\s+STATE\s+TYPE\s+SCHEDULE TIME\s+CREATED\s+DURATION$/,
+    );
+    // This stub's items have no runType or scheduleTime: `-`.
+    expect(row).toMatch(/^i-1\s+etl:1\s+RUNNING\s+-\s+-\s+2026-11-21T05:00:00Z\s+\S+/);
     const json = await shoal(["instances", "--output", "json"]);
     expect(JSON.parse(json.stdout).items[0].instanceId).toBe("i-1");
   });

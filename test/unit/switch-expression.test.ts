@@ -47,21 +47,24 @@ describe("evaluateSwitch", () => {
     ).toBe("hit");
   });
 
-  it("keeps values strings: string comparison works, numbers need a conversion", () => {
+  it("compares with a quoted string as text, and converts with int() and double()", () => {
     expect(run('count == "5"', params)).toBe("hit");
     expect(run("int(count) > 3", params)).toBe("hit");
     expect(run("int(count) == 5 && double(ratio) < 0.5", params)).toBe("hit");
-    // Lexicographic, not numeric: "5" > "10".
+    // A quoted string asks for text: lexicographic, "5" > "10".
     expect(run('count > "10"', params)).toBe("hit");
-    expect(run("count == 5", params)).toMatch(/^error: case 0 \("count == 5"\): no such overload/);
+    expect(run('"10" < count', params)).toBe("hit");
+    // A number asks for a number.
+    expect(run("count == 5", params)).toBe("hit");
+    expect(run("count > 10", params)).toBe("dflt");
   });
 
   it("reports a mistyped comparison even where || would skip it", () => {
-    const msg = run("count > 3", params);
-    expect(msg).toContain('case 0 ("count > 3")');
-    expect(msg).toContain("no such overload: string > int");
-    expect(msg).toContain("convert with int(...) or double(...)");
-    expect(run("true || count > 3", params)).toContain("no such overload: string > int");
+    const msg = run("count > true", params);
+    expect(msg).toContain('case 0 ("count > true")');
+    expect(msg).toContain("no such overload: parameter > bool");
+    expect(msg).toContain("a parameter is a string, compared as a number with a number");
+    expect(run("true || count > true", params)).toContain("no such overload: parameter > bool");
   });
 
   it("stops at the first failing case and names its index and expression", () => {
@@ -165,6 +168,110 @@ describe("evaluateSwitch", () => {
   });
 });
 
+describe("evaluateSwitch: numbers compare as numbers, as DolphinScheduler's substitution does", () => {
+  const p = { rows: "5", threshold: "100", ratio: "0.25", region: "eu", dt: "20260105" };
+
+  it("compares two number-like parameters as numbers", () => {
+    expect(run("rows > threshold", p)).toBe("dflt");
+    expect(run("rows < threshold && threshold >= rows && rows != threshold", p)).toBe("hit");
+    expect(run('params["rows"] > params["threshold"]', p)).toBe("dflt");
+    expect(run("a < b", { a: "9.75", b: "10.5" })).toBe("hit");
+    expect(run("a < b", { a: "-3", b: "-2" })).toBe("hit");
+    expect(run("a < b", { a: "-10", b: "2" })).toBe("hit");
+    // Exactly, leading zeros and trailing decimal zeros included.
+    expect(run("a == b && a <= b && a >= b", { a: "05", b: "5.000" })).toBe("hit");
+    expect(run("a == b", { a: "-0", b: "0.0" })).toBe("hit");
+    expect(run("a > b", { a: "9007199254740993", b: "9007199254740992" })).toBe("hit");
+    expect(run("a > b", { a: "123456789012345678901234567890", b: "99" })).toBe("hit");
+  });
+
+  it("compares as text when either side does not look like a number", () => {
+    // Numerically 1000 > 20; as text "1e3" < "20".
+    for (const notNumber of ["1e3", "+5", "0x10", " 5", "5 ", "5.", ".5", "1,000", "1_000"]) {
+      expect(run("a > b", { a: notNumber, b: "20" }), notNumber).toBe(
+        notNumber > "20" ? "hit" : "dflt",
+      );
+      expect(run("a > 3", { a: notNumber }), notNumber).toContain("not a number");
+    }
+    expect(run("a < b", { a: "10", b: "9a" })).toBe("hit");
+    expect(run("a == b", { a: "Infinity", b: "Infinity" })).toBe("hit");
+    expect(run("a < b", { a: "", b: "0" })).toBe("hit");
+  });
+
+  it("compares with a number literal as a number, and fails when the value is not one", () => {
+    expect(run("rows > 3 && 3 < rows && rows <= 5 && rows == 5 && rows != 6", p)).toBe("hit");
+    expect(run("ratio < 0.5 && rows > 4.5 && 4.5 < rows && ratio == 0.25", p)).toBe("hit");
+    expect(run("dt > 20251231 && dt < 20260106", p)).toBe("hit");
+    expect(run("a == 9007199254740993", { a: "9007199254740993" })).toBe("hit");
+    expect(run("a > 9007199254740992", { a: "9007199254740993" })).toBe("hit");
+    expect(run("true && region > 3", p)).toBe(
+      'error: case 0 ("true && region > 3"): parameter region is "eu", not a number at character 9',
+    );
+    // Equality across types is false rather than an error, as CEL's own.
+    expect(run("region == 3", p)).toBe("dflt");
+    expect(run("region != 3", p)).toBe("hit");
+  });
+
+  it("keeps text comparisons with quoted strings and every string function", () => {
+    expect(run('rows == "5" && region == "eu" && dt >= "20260101"', p)).toBe("hit");
+    expect(run('a == "5"', { a: "05" })).toBe("dflt"); // text: "05" is not "5"
+    expect(run('dt.startsWith("2026") && dt.substring(4, 6) == "01" && size(dt) == 8', p)).toBe(
+      "hit",
+    );
+    expect(run('region.upperAscii() == "EU" && region.matches("^e") && "u" in [region]', p)).toBe(
+      "dflt",
+    );
+    expect(run('region.upperAscii() == "EU" && region.matches("^e") && region in ["eu"]', p)).toBe(
+      "hit",
+    );
+    expect(run("string(rows) + region == '5eu' && int(rows) + 1 == 6", p)).toBe("hit");
+    expect(run('dt.split("0").size() == 4 && region.indexOf("u") == 1', p)).toBe("hit");
+  });
+
+  it("computes with numbers: int with ints, double as soon as one side is a decimal", () => {
+    expect(run("rows + 1 == 6 && rows * 2 == 10 && threshold / rows == 20", p)).toBe("hit");
+    expect(run("threshold % 7 == 2 && threshold - rows == 95 && -rows == -5", p)).toBe("hit");
+    expect(run("rows + threshold == 105 && rows * 2 < threshold", p)).toBe("hit");
+    expect(run("ratio * 4 == 1.0 && rows + ratio == 5.25 && rows / 2.0 == 2.5", p)).toBe("hit");
+    expect(run("rows + 1 > threshold", p)).toBe("dflt");
+    expect(run("region * 2 > 1", p)).toContain('parameter region is "eu", not a number');
+    expect(run("rows / 0 > 1", p)).toContain("division by zero");
+    expect(run("a + 1 > 0", { a: "9223372036854775807" })).toContain("overflow");
+    expect(run("a + 1 > 0", { a: "9223372036854775808" })).toContain(
+      "parameter a (9223372036854775808) is beyond the 64-bit int range",
+    );
+  });
+
+  it("concatenates with + unless both sides are number-like parameters", () => {
+    expect(run('region + region == "eueu" && region + "-x" == "eu-x"', p)).toBe("hit");
+    expect(run('"x-" + rows == "x-5" && rows + region == "5eu"', p)).toBe("hit");
+  });
+
+  it("tests membership by number or by text, as the list holds", () => {
+    expect(run("rows in [1, 5] && ratio in [0.25] && !(rows in [6])", p)).toBe("hit");
+    expect(run('region in ["eu", "us"] && !(rows in ["05"])', p)).toBe("hit");
+    expect(run("rows in [threshold, a]", { ...p, a: "5.0" })).toBe("hit");
+    expect(run('"5" in [rows] && 5 in [rows]', p)).toBe("hit");
+  });
+
+  it("passes the write-time check for numeric comparisons and arithmetic", () => {
+    for (const expr of [
+      "rows > threshold",
+      "rows > 3",
+      "3 <= rows",
+      "ratio < 0.5",
+      "rows + 1 > threshold",
+      'region + "x" == "eux"',
+      "rows in [1, 2]",
+      'params["a.b"] >= 20260101',
+    ]) {
+      expect(checkSwitchExpression(expr), expr).toBeUndefined();
+    }
+    expect(checkSwitchExpression("rows > [1]")).toContain("no such overload");
+    expect(checkSwitchExpression("rows.foo()")).toContain("no matching overload");
+  });
+});
+
 describe("checkSwitchExpression", () => {
   it("accepts valid conditions", () => {
     for (const expr of [
@@ -198,8 +305,10 @@ describe("checkSwitchExpression", () => {
   });
 
   it("rejects type errors certain at run time", () => {
-    expect(checkSwitchExpression("count > 3")).toContain("no such overload: string > int");
-    expect(checkSwitchExpression('params["x"] > 3')).toContain("no such overload: string > int");
+    expect(checkSwitchExpression("count > true")).toContain("no such overload: parameter > bool");
+    expect(checkSwitchExpression('params["x"] > [3]')).toContain(
+      "no such overload: parameter > list<int>",
+    );
     expect(checkSwitchExpression("size(region)")).toBe("it yields int, not a boolean");
     expect(checkSwitchExpression("region")).toBe("it yields string, not a boolean");
     expect(checkSwitchExpression('region.foo("x")')).toContain("no matching overload");

@@ -181,7 +181,9 @@ describe("parseWorkflowDefinition: shape rules", () => {
 
   it("rejects a field that belongs to the other task type", () => {
     const details = detailsOf({ tasks: [shell("a", { url: "http://x/" })] });
-    expect(detailAt(details, "tasks[0].url").message).toBe("unknown field 'url'");
+    expect(detailAt(details, "tasks[0].url").message).toBe(
+      "unknown field 'url' (only HTTP tasks have it; this task is SHELL)",
+    );
   });
 
   it.each([["-starts-with-dash"], ["has space"], ["slash/inside"], [""], ["a".repeat(129)]])(

@@ -1,5 +1,6 @@
 /**
- * `shoal backfill WORKFLOW` and `shoal backfills get|pause|resume|cancel`: runs of a workflow at
+ * `shoal backfill WORKFLOW`, `shoal backfills` (list) and `shoal backfills
+ * get|pause|resume|cancel`: runs of a workflow at
  * past nominal times — DolphinScheduler's "complement data", SERIAL or PARALLEL — over
  * `POST /v1/workflows/{name}/backfill` and `/v1/backfills/{id}` (lib/api/backfills.ts). The
  * API runs them LOW priority by default, so live runs go first.
@@ -7,14 +8,27 @@
 import type { Command } from "commander";
 import { FAILURE_STRATEGIES, PRIORITIES } from "../../core/model.js";
 import { checkTiming } from "../../core/schedule-time.js";
-import { type Backfill, type BackfillDryRun, TERMINAL_BACKFILL_STATES } from "../api-types.js";
+import {
+  type Backfill,
+  type BackfillDryRun,
+  type Page,
+  TERMINAL_BACKFILL_STATES,
+} from "../api-types.js";
 import { type CliContext, POLL_INTERVAL_MS, sleep } from "../context.js";
 import { EXIT, UsageError } from "../errors.js";
-import { durationBetween, formatTime, toJson } from "../format.js";
-import { seg } from "../http.js";
-import { intIn, keyValue, oneOf } from "../options.js";
+import { durationBetween, formatTime, table, toJson } from "../format.js";
+import { type FlagMap, seg } from "../http.js";
+import {
+  choiceOption,
+  intIn,
+  isoInstant,
+  keyValue,
+  outputOption,
+  TABLE_OR_JSON,
+  TEXT_OR_JSON,
+} from "../options.js";
 import { ProgressWriter } from "../progress.js";
-import { isoInstant, labelled } from "./schedules.js";
+import { labelled } from "./schedules.js";
 
 interface BackfillOptions {
   from?: string;
@@ -42,7 +56,7 @@ const ACTIONS: ReadonlyArray<{ verb: string; description: string }> = [
   },
 ];
 
-/** Registers `backfill` (start one) and `backfills get|pause|resume|cancel`. */
+/** Registers `backfill` (start one) and `backfills [list]|get|pause|resume|cancel`. */
 export function registerBackfills(program: Command, ctx: CliContext): void {
   program
     .command("backfill")
@@ -56,33 +70,37 @@ export function registerBackfills(program: Command, ctx: CliContext): void {
       "--cron <expr>",
       "nominal times of the range (default: the cron of the workflow's schedule)",
     )
-    .option("--timezone <zone>", "IANA zone of --cron (default UTC)")
+    .option(
+      "--timezone <zone>",
+      "IANA zone of --cron, and of the runs' time parameters (default UTC; with --date: only the latter)",
+    )
     .option(
       "--date <iso>",
       "one nominal time instead of a range (repeatable or comma-separated)",
       isoList,
     )
-    .option(
-      "--mode <mode>",
-      "SERIAL (one after the other) or PARALLEL (default SERIAL; PARALLEL with --parallelism)",
-      oneOf(["SERIAL", "PARALLEL"] as const),
+    .addOption(
+      choiceOption(
+        "--mode <mode>",
+        "one after the other, or several at once (parallel; implied by --parallelism)",
+        ["SERIAL", "PARALLEL"] as const,
+        { api: "SERIAL" },
+      ),
     )
     .option("--parallelism <n>", "PARALLEL: runs at once (1..100, default 2)", intIn(1, 100))
-    .option(
-      "--order <order>",
-      "ASC (oldest first, default) or DESC",
-      oneOf(["ASC", "DESC"] as const),
+    .addOption(
+      choiceOption("--order <order>", "oldest first, or newest first", ["ASC", "DESC"] as const, {
+        api: "ASC",
+      }),
     )
-    .option(
-      "--priority <priority>",
-      `run priority: ${PRIORITIES.join(", ")} (default LOW)`,
-      oneOf(PRIORITIES),
-    )
+    .addOption(choiceOption("--priority <priority>", "run priority", PRIORITIES, { api: "LOW" }))
     .option("-p, --param <key=value>", "parameter of every run (repeatable)", keyValue)
-    .option(
-      "--failure-strategy <strategy>",
-      `after a task fails for good: ${FAILURE_STRATEGIES.join(", ")}`,
-      oneOf(FAILURE_STRATEGIES),
+    .addOption(
+      choiceOption(
+        "--failure-strategy <strategy>",
+        "after a task fails for good",
+        FAILURE_STRATEGIES,
+      ),
     )
     .option("--dry-run", "print the nominal times it would run; start nothing")
     .option("-w, --wait", "wait until it ends, showing progress; exit 0 only on SUCCESS")
@@ -90,7 +108,7 @@ export function registerBackfills(program: Command, ctx: CliContext): void {
       const body = backfillBody(opts);
       const path = `/v1/workflows/${seg(workflow)}/backfill`;
       if (opts.dryRun) {
-        const res = await ctx.api().post<BackfillDryRun>(path, body);
+        const res = await ctx.api().post<BackfillDryRun>(path, body, BACKFILL_FLAGS);
         const times = res.body.nominalTimes ?? [];
         for (const t of times) ctx.out(formatTime(t));
         ctx.io.stderr.write(
@@ -98,7 +116,7 @@ export function registerBackfills(program: Command, ctx: CliContext): void {
         );
         return;
       }
-      const res = await ctx.api().post<Backfill>(path, body);
+      const res = await ctx.api().post<Backfill>(path, body, BACKFILL_FLAGS);
       // The id first, even with --wait, so it can be paused or cancelled meanwhile.
       ctx.out(res.body.id);
       if (opts.wait) ctx.exitCode = await waitForBackfill(ctx, res.body);
@@ -106,13 +124,36 @@ export function registerBackfills(program: Command, ctx: CliContext): void {
 
   const backfills = program
     .command("backfills")
-    .description("show, pause, resume or cancel one backfill");
+    .description("list backfills (the default), or show, pause, resume or cancel one");
+
+  backfills
+    .command("list", { isDefault: true })
+    .description("list backfills, newest first")
+    .option("--workflow <name>", "only backfills of this workflow")
+    .addOption(choiceOption("--state <state>", "only backfills in this state", BACKFILL_STATES))
+    .option("--limit <n>", "at most this many backfills", intIn(1, 100_000), 50)
+    .addOption(outputOption(TABLE_OR_JSON))
+    .action(async (opts: ListOptions) => {
+      const { items, nextToken } = await fetchBackfills(ctx, opts);
+      if (opts.output === "JSON") {
+        ctx.out(toJson(nextToken ? { items, nextToken } : { items }));
+        return;
+      }
+      if (items.length === 0) {
+        ctx.io.stderr.write(
+          "no backfills (start one with: shoal backfill WORKFLOW --from ISO --to ISO)\n",
+        );
+        return;
+      }
+      ctx.out(table(BACKFILL_HEADERS, items.map(backfillCells)));
+      if (nextToken) ctx.io.stderr.write("(more backfills: raise --limit)\n");
+    });
 
   backfills
     .command("get")
     .description("show one backfill and its progress")
     .argument("<id>", "backfill id")
-    .option("-o, --output <format>", "text or json", oneOf(["TEXT", "JSON"] as const), "TEXT")
+    .addOption(outputOption(TEXT_OR_JSON))
     .action(async (id: string, opts: { output: string }) => {
       const b = await ctx.api().get<Backfill>(`/v1/backfills/${seg(id)}`);
       if (opts.output === "JSON") {
@@ -132,6 +173,79 @@ export function registerBackfills(program: Command, ctx: CliContext): void {
         ctx.out(`${res.body.id} ${res.body.state}`);
       });
   }
+}
+
+/** Fields of the backfill body (lib/api/backfills.ts backfillSchema) and the flags that fill them. */
+const BACKFILL_FLAGS: FlagMap = {
+  from: "--from",
+  to: "--to",
+  dates: "--date",
+  cron: "--cron",
+  timezone: "--timezone",
+  mode: "--mode",
+  parallelism: "--parallelism",
+  order: "--order",
+  priority: "--priority",
+  params: "--param",
+  failureStrategy: "--failure-strategy",
+};
+
+/** States of a backfill (lib/store/schedules.ts BackfillState), for `backfills --state`. */
+const BACKFILL_STATES = ["RUNNING", "PAUSED", "CANCELLED", "SUCCESS", "FAILURE"] as const;
+
+/** The API's largest page (lib/api/http.ts parseLimit). */
+const PAGE_LIMIT = 200;
+
+interface ListOptions {
+  workflow?: string;
+  state?: string;
+  limit: number;
+  output: string;
+}
+
+/** Backfills matching `opts`, newest first, and the token for more when the limit cut them off. */
+async function fetchBackfills(
+  ctx: CliContext,
+  opts: ListOptions,
+): Promise<{ items: Backfill[]; nextToken?: string }> {
+  const items: Backfill[] = [];
+  let nextToken: string | undefined;
+  do {
+    // With --state a page may come back short (the API filters each page): keep following.
+    const page = await ctx.api().get<Page<Backfill>>("/v1/backfills", {
+      workflow: opts.workflow,
+      state: opts.state,
+      limit: Math.min(PAGE_LIMIT, opts.limit - items.length),
+      nextToken,
+    });
+    items.push(...(page.items ?? []));
+    nextToken = page.nextToken;
+  } while (nextToken && items.length < opts.limit);
+  return nextToken ? { items, nextToken } : { items };
+}
+
+/** Column headers of `shoal backfills`. */
+const BACKFILL_HEADERS = ["ID", "WORKFLOW", "STATE", "MODE", "DONE", "NOMINAL TIMES", "CREATED"];
+
+/** One row of `shoal backfills`, matching {@link BACKFILL_HEADERS}. */
+function backfillCells(b: Backfill): string[] {
+  return [
+    b.id,
+    b.workflow,
+    b.state,
+    b.mode === "PARALLEL" ? `PARALLEL(${b.parallelism})` : b.mode,
+    `${b.done}/${b.total}`,
+    nominalRange(b),
+    formatTime(b.createdAt),
+  ];
+}
+
+/** `2026-01-01T00:00:00Z … 2026-01-31T00:00:00Z`, earliest first whatever the run order. */
+function nominalRange(b: Backfill): string {
+  const times = [b.firstTime, b.lastTime].filter((t): t is string => t !== undefined).sort();
+  if (times.length === 0) return "-";
+  const [first, last] = [times[0], times[times.length - 1]];
+  return first === last ? formatTime(first) : `${formatTime(first)} … ${formatTime(last)}`;
 }
 
 /** Repeatable `--date`: each value one instant or several comma-separated ones. */
@@ -162,10 +276,11 @@ function backfillBody(opts: BackfillOptions): Record<string, unknown> {
   if (opts.from !== undefined && opts.to !== undefined && opts.to < opts.from) {
     throw new UsageError("--to must not be before --from");
   }
-  if (opts.date && (opts.cron !== undefined || opts.timezone !== undefined)) {
-    throw new UsageError("--cron and --timezone pick times in a range; --date gives them itself");
+  if (opts.date && opts.cron !== undefined) {
+    throw new UsageError("--cron picks times in a range; --date gives them itself");
   }
-  if (opts.timezone !== undefined && opts.cron === undefined) {
+  // With --date, --timezone is the zone of the runs' time parameters.
+  if (opts.timezone !== undefined && opts.cron === undefined && !opts.date) {
     // Without --cron the API takes the schedule's cron together with the schedule's zone.
     throw new UsageError("--timezone applies to --cron; give both or neither");
   }
@@ -203,9 +318,13 @@ function backfillBody(opts: BackfillOptions): Record<string, unknown> {
   return body;
 }
 
-/** `RUNNING  3/24 done  2 running  1 failed  18 pending` */
+/**
+ * `RUNNING  3/24 done, 2 running, 1 failed, 18 pending`: the API's counts of nominal times
+ * (`running` is the API's own field: runs started and not finished), in the style of an
+ * instance's progress line (progress.ts).
+ */
 function backfillProgress(b: Backfill): string {
-  return `${b.state}  ${b.done}/${b.total} done  ${b.running} running  ${b.failed} failed  ${b.pending} pending`;
+  return `${b.state}  ${b.done}/${b.total} done, ${b.running} running, ${b.failed} failed, ${b.pending} pending`;
 }
 
 /**
@@ -244,6 +363,7 @@ export function describeBackfill(b: Backfill): string[] {
     ["running", String(b.running)],
     ["failed", String(b.failed)],
     ["pending", String(b.pending)],
+    ["times", b.firstTime === undefined ? undefined : nominalRange(b)],
     ["created", formatTime(b.createdAt)],
     ["updated", formatTime(b.updatedAt)],
   ]);

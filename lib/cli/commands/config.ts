@@ -19,7 +19,7 @@ import {
 import type { CliContext } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { table, toJson } from "../format.js";
-import { oneOf } from "../options.js";
+import { outputOption, TABLE_OR_JSON } from "../options.js";
 import { detectAwsHost } from "../signing.js";
 
 /** Stack outputs `from-stack` reads (cdk/shoal.ts); ApiUrl is the one a Shoal stack must have. */
@@ -58,7 +58,7 @@ export function registerConfig(program: Command, ctx: CliContext): void {
   config
     .command("show")
     .description("print each resolved setting and where it comes from (flag, env, file, default)")
-    .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
+    .addOption(outputOption(TABLE_OR_JSON))
     .action((opts: { output: string }) => {
       show(ctx, ctx.settings(), opts.output);
     });

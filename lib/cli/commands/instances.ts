@@ -1,11 +1,14 @@
 /**
  * `shoal instances`, the instance actions (`stop`, `pause`, `resume`, `rerun`,
- * `recover-failed`) and the per-task ones (`force-success`, `attempts`).
+ * `recover-failed`; the last three with `--wait`) and the per-task ones (`force-success`,
+ * `attempts`).
  */
 import type { Command } from "commander";
 import { INSTANCE_STATES } from "../../core/model.js";
+import { RUN_TYPES } from "../../core/run-type.js";
 import {
   ACTIVE_TASK_STATES,
+  type Instance,
   type InstanceActionResult,
   type Page,
   type TaskInstance,
@@ -15,7 +18,8 @@ import { UsageError } from "../errors.js";
 import { durationBetween, formatTime, oneLine, table, toJson } from "../format.js";
 import { seg } from "../http.js";
 import { fetchInstances, INSTANCE_HEADERS, instanceCells } from "../instance-list.js";
-import { intIn, oneOf, positiveSeconds } from "../options.js";
+import { choiceOption, intIn, outputOption, positiveSeconds, TABLE_OR_JSON } from "../options.js";
+import { waitForInstance } from "../wait.js";
 import { watchInstances } from "../watch.js";
 
 /** Seconds between redraws of `instances --watch`. */
@@ -24,18 +28,39 @@ const DEFAULT_WATCH_INTERVAL = 2;
 interface InstancesOptions {
   workflow?: string;
   state?: string;
+  type?: string;
   limit: number;
   output: string;
   watch?: boolean;
   interval?: number;
 }
 
-const ACTIONS: ReadonlyArray<{ verb: string; description: string }> = [
+/**
+ * The instance actions. `waits`: the verb starts work worth waiting for (`--wait`, as `run
+ * --wait`); `newRound`: it starts a new run of a finished instance, whose old final state must
+ * not end the wait.
+ */
+const ACTIONS: ReadonlyArray<{
+  verb: string;
+  description: string;
+  waits?: boolean;
+  newRound?: boolean;
+}> = [
   { verb: "stop", description: "stop a running instance (its running tasks are killed)" },
   { verb: "pause", description: "pause an instance: running tasks finish, no new ones start" },
-  { verb: "resume", description: "resume a paused instance" },
-  { verb: "rerun", description: "run a finished instance again from the start" },
-  { verb: "recover-failed", description: "re-run the failed tasks of a failed instance" },
+  { verb: "resume", description: "resume a paused instance", waits: true },
+  {
+    verb: "rerun",
+    description: "run a finished instance again from the start",
+    waits: true,
+    newRound: true,
+  },
+  {
+    verb: "recover-failed",
+    description: "re-run the failed tasks of a failed instance",
+    waits: true,
+    newRound: true,
+  },
 ];
 
 /** Registers `instances`, one command per instance action, `force-success` and `attempts`. */
@@ -44,13 +69,12 @@ export function registerInstances(program: Command, ctx: CliContext): void {
     .command("instances")
     .description("list workflow instances, newest first")
     .option("--workflow <name>", "only instances of this workflow")
-    .option(
-      "--state <state>",
-      `only instances in this state: ${INSTANCE_STATES.join(", ")}`,
-      oneOf(INSTANCE_STATES),
+    .addOption(choiceOption("--state <state>", "only instances in this state", INSTANCE_STATES))
+    .addOption(
+      choiceOption("--type <type>", "only instances started this way (TYPE column)", RUN_TYPES),
     )
     .option("--limit <n>", "at most this many instances", intIn(1, 100_000), 50)
-    .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
+    .addOption(outputOption(TABLE_OR_JSON))
     .option("-w, --watch", "redraw the table, with task progress, every interval until Ctrl-C")
     .option(
       "--interval <seconds>",
@@ -58,7 +82,12 @@ export function registerInstances(program: Command, ctx: CliContext): void {
       positiveSeconds,
     )
     .action(async (opts: InstancesOptions) => {
-      const filter = { workflow: opts.workflow, state: opts.state, limit: opts.limit };
+      const filter = {
+        workflow: opts.workflow,
+        state: opts.state,
+        runType: opts.type,
+        limit: opts.limit,
+      };
       if (opts.watch || opts.interval !== undefined) {
         if (opts.output === "JSON")
           throw new UsageError("--watch draws a table: drop --output json");
@@ -83,15 +112,38 @@ export function registerInstances(program: Command, ctx: CliContext): void {
       );
     });
 
-  for (const { verb, description } of ACTIONS) {
-    program
+  for (const { verb, description, waits, newRound } of ACTIONS) {
+    const cmd = program
       .command(verb)
       .description(description)
-      .argument("<instance>", "instance id")
-      .action(async (id: string) => {
-        const res = await ctx.api().post<InstanceActionResult>(`/v1/instances/${seg(id)}/${verb}`);
-        ctx.out(`${res.body.instanceId} ${res.body.state}`);
+      .argument("<instance>", "instance id");
+    if (waits) {
+      cmd
+        .option(
+          "-w, --wait",
+          "wait for the instance to finish, showing progress; exit 0 only on SUCCESS",
+        )
+        .option(
+          "--timeout <seconds>",
+          "give up waiting after this long (implies --wait)",
+          positiveSeconds,
+        );
+    }
+    cmd.action(async (id: string, opts: { wait?: boolean; timeout?: number }) => {
+      const wait = opts.wait === true || opts.timeout !== undefined;
+      // The round it finished before, so the wait does not end on that round's final state.
+      const runsBefore =
+        wait && newRound
+          ? ((await ctx.api().get<Instance>(`/v1/instances/${seg(id)}`)).runs ?? 1)
+          : undefined;
+      const res = await ctx.api().post<InstanceActionResult>(`/v1/instances/${seg(id)}/${verb}`);
+      ctx.out(`${res.body.instanceId} ${res.body.state}`);
+      if (!wait) return;
+      ctx.exitCode = await waitForInstance(ctx, res.body.instanceId, {
+        ...(opts.timeout !== undefined ? { timeoutSeconds: opts.timeout } : {}),
+        ...(runsBefore !== undefined ? { runsBefore } : {}),
       });
+    });
   }
 
   program
@@ -113,7 +165,7 @@ export function registerInstances(program: Command, ctx: CliContext): void {
     .description("list every attempt of one task of an instance, oldest first")
     .argument("<instance>", "instance id")
     .argument("<task>", "task code")
-    .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
+    .addOption(outputOption(TABLE_OR_JSON))
     .action(async (id: string, task: string, opts: { output: string }) => {
       const page = await ctx
         .api()

@@ -1,52 +1,29 @@
 /**
- * `shoal schedules` and `shoal schedule create|get|preview|fires|online|offline|delete`: the
- * timed side of Shoal (DolphinScheduler's schedules, run on Quartz there; a sweeper here), over
- * `/v1/schedules` (lib/api/schedules.ts). Timing is checked here with the API's own rules
- * (lib/core/schedule-time.ts) so a bad cron is a usage error before any request.
+ * `shoal schedules` and `shoal schedule create|update|get|preview|fires|online|offline|delete`:
+ * the timed side of Shoal (DolphinScheduler's schedules, run on Quartz there; a sweeper here),
+ * over `/v1/schedules` (lib/api/schedules.ts). Their flags and bodies: lib/cli/schedule-options.ts.
  */
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import { DateTime } from "luxon";
-import { FAILURE_STRATEGIES, PRIORITIES } from "../../core/model.js";
-import { checkTiming } from "../../core/schedule-time.js";
 import type { Page, Schedule, ScheduleFire, SchedulePreview } from "../api-types.js";
 import type { CliContext } from "../context.js";
-import { UsageError } from "../errors.js";
 import { formatDuration, formatTime, oneLine, table, toJson } from "../format.js";
 import { seg } from "../http.js";
 import { printList } from "../list-output.js";
-import { intIn, keyValue, oneOf } from "../options.js";
+import { intIn, isoInstant, outputOption, TABLE_OR_JSON, TEXT_OR_JSON } from "../options.js";
+import {
+  addScheduleOptions,
+  createBody,
+  SCHEDULE_FLAGS,
+  type ScheduleOptions,
+  updateBody,
+} from "../schedule-options.js";
 
 /** The API's largest page (lib/api/http.ts parseLimit). */
 const PAGE_LIMIT = 200;
 
-/** Quartz-named misfire policies (lib/store/schedules.ts MisfirePolicy). */
-const MISFIRE_POLICIES = ["SKIP", "FIRE_ONCE", "FIRE_ALL"] as const;
-/** What a fire does while the previous run still goes (lib/store/schedules.ts OverlapPolicy). */
-const OVERLAP_POLICIES = ["PARALLEL", "SERIAL_WAIT", "SERIAL_DISCARD", "SERIAL_PRIORITY"] as const;
-
 /** Default of `schedule fires --limit`. */
 const DEFAULT_FIRES_LIMIT = 100;
-
-const TABLE_OR_JSON = ["TABLE", "JSON"] as const;
-const TEXT_OR_JSON = ["TEXT", "JSON"] as const;
-
-interface CreateOptions {
-  cron?: string;
-  rate?: string;
-  at?: string;
-  timezone?: string;
-  start?: string;
-  end?: string;
-  param?: Record<string, string>;
-  priority?: string;
-  failureStrategy?: string;
-  workerGroup?: string;
-  misfire?: string;
-  misfireThreshold?: number;
-  maxCatchup?: number;
-  overlap?: string;
-  offline?: boolean;
-}
 
 interface FiresOptions {
   from?: string;
@@ -55,13 +32,13 @@ interface FiresOptions {
   output: string;
 }
 
-/** Registers `schedules` (list) and `schedule create|get|preview|fires|online|offline|delete`. */
+/** Registers `schedules` (list) and `schedule create|update|get|preview|fires|online|offline|delete`. */
 export function registerSchedules(program: Command, ctx: CliContext): void {
   program
     .command("schedules")
     .description("list schedules, newest first")
     .option("--workflow <name>", "only schedules of this workflow")
-    .option("-o, --output <format>", "table or json", oneOf(TABLE_OR_JSON), "TABLE")
+    .addOption(outputOption(TABLE_OR_JSON))
     .action(async (opts: { workflow?: string; output: string }) => {
       const items = await ctx.api().getAll<Schedule>("/v1/schedules", {
         workflow: opts.workflow,
@@ -85,58 +62,43 @@ export function registerSchedules(program: Command, ctx: CliContext): void {
     .command("schedule")
     .description("create, show, preview, switch or delete one schedule");
 
-  schedule
-    .command("create")
-    .description("schedule a workflow (exactly one of --cron, --rate, --at) and print its id")
-    .argument("<workflow>", "workflow name")
-    .option("--cron <expr>", "cron: 5 fields, or 6 with seconds first, in --timezone")
-    .option("--rate <interval>", 'fixed interval, e.g. "5 minutes" (seconds|minutes|hours|days)')
-    .option("--at <iso>", "fire once at this instant", isoInstant)
-    .option("--timezone <zone>", "IANA zone of --cron, e.g. Europe/Paris (default UTC)")
-    .option("--start <iso>", "no fire before this instant", isoInstant)
-    .option("--end <iso>", "no fire after this instant", isoInstant)
-    .option("-p, --param <key=value>", "parameter of every run (repeatable)", keyValue)
-    .option("--priority <priority>", `run priority: ${PRIORITIES.join(", ")}`, oneOf(PRIORITIES))
-    .option(
-      "--failure-strategy <strategy>",
-      `after a task fails for good: ${FAILURE_STRATEGIES.join(", ")}`,
-      oneOf(FAILURE_STRATEGIES),
-    )
-    .option("--worker-group <group>", "worker group of the runs' tasks")
-    .option(
-      "--misfire <policy>",
-      `fires found late: ${MISFIRE_POLICIES.join(", ")} (default FIRE_ONCE)`,
-      oneOf(MISFIRE_POLICIES),
-    )
-    .option(
-      "--misfire-threshold <seconds>",
-      "a fire later than this is a misfire (0..86400, default 60)",
-      intIn(0, 86_400),
-    )
-    .option(
-      "--max-catchup <n>",
-      "FIRE_ALL: most missed times fired at once (1..1000, default 100)",
-      intIn(1, 1_000),
-    )
-    .option(
-      "--overlap <policy>",
-      `while the previous run goes: ${OVERLAP_POLICIES.join(", ")} (default PARALLEL)`,
-      oneOf(OVERLAP_POLICIES),
-    )
+  addScheduleOptions(
+    schedule
+      .command("create")
+      .description("schedule a workflow (exactly one of --cron, --rate, --at) and print its id")
+      .argument("<workflow>", "workflow name"),
+    true,
+  )
     .option("--offline", "create it OFFLINE (start it later with: shoal schedule online ID)")
-    .action(async (workflow: string, opts: CreateOptions) => {
+    .action(async (workflow: string, opts: ScheduleOptions & { offline?: boolean }) => {
       const body = createBody(workflow, opts);
-      const res = await ctx.api().post<Schedule>("/v1/schedules", body);
+      const res = await ctx.api().post<Schedule>("/v1/schedules", body, SCHEDULE_FLAGS);
       // The id alone on the first line, so `| head -1` captures it.
       ctx.out(res.body.id);
       ctx.out(`next fire: ${nextFire(res.body)}`);
     });
 
+  addScheduleOptions(
+    schedule
+      .command("update")
+      .description(
+        "change a schedule: only the options given change (a new --cron, --rate or --at replaces the timing); prints it as `schedule get` does",
+      )
+      .argument("<id>", "schedule id"),
+    false,
+  ).action(async (id: string, opts: ScheduleOptions) => {
+    const path = `/v1/schedules/${seg(id)}`;
+    // PUT replaces every setting: read the schedule, change what was given, send it whole.
+    const current = await ctx.api().get<Schedule>(path);
+    const res = await ctx.api().put<Schedule>(path, updateBody(current, opts), SCHEDULE_FLAGS);
+    for (const line of describeSchedule(res.body)) ctx.out(line);
+  });
+
   schedule
     .command("get")
     .description("show one schedule")
     .argument("<id>", "schedule id")
-    .option("-o, --output <format>", "text or json", oneOf(TEXT_OR_JSON), "TEXT")
+    .addOption(outputOption(TEXT_OR_JSON))
     .action(async (id: string, opts: { output: string }) => {
       const s = await ctx.api().get<Schedule>(`/v1/schedules/${seg(id)}`);
       if (opts.output === "JSON") {
@@ -151,7 +113,7 @@ export function registerSchedules(program: Command, ctx: CliContext): void {
     .description("print the next nominal fire times, with the local time in the schedule's zone")
     .argument("<id>", "schedule id")
     .option("--count <n>", "how many (1..1000, default 10)", intIn(1, 1_000))
-    .option("-o, --output <format>", "text or json", oneOf(TEXT_OR_JSON), "TEXT")
+    .addOption(outputOption(TEXT_OR_JSON))
     .action(async (id: string, opts: { count?: number; output: string }) => {
       // The schedule first: its zone, and a clean 404 before the preview is asked for.
       const s = await ctx.api().get<Schedule>(`/v1/schedules/${seg(id)}`);
@@ -182,20 +144,31 @@ export function registerSchedules(program: Command, ctx: CliContext): void {
       intIn(1, 100_000),
       DEFAULT_FIRES_LIMIT,
     )
-    .option("-o, --output <format>", "table or json", oneOf(TABLE_OR_JSON), "TABLE")
+    .addOption(outputOption(TABLE_OR_JSON))
     .action(async (id: string, opts: FiresOptions) => {
       const items: ScheduleFire[] = [];
       let nextToken: string | undefined;
+      let deleted = false;
       do {
-        const page = await ctx.api().get<Page<ScheduleFire>>(`/v1/schedules/${seg(id)}/fires`, {
-          from: opts.from,
-          to: opts.to,
-          limit: Math.min(PAGE_LIMIT, opts.limit - items.length),
-          nextToken,
-        });
+        const page = await ctx
+          .api()
+          .get<Page<ScheduleFire> & { scheduleDeleted?: boolean }>(
+            `/v1/schedules/${seg(id)}/fires`,
+            {
+              from: opts.from,
+              to: opts.to,
+              limit: Math.min(PAGE_LIMIT, opts.limit - items.length),
+              nextToken,
+            },
+          );
         items.push(...(page.items ?? []));
         nextToken = page.nextToken;
+        deleted ||= page.scheduleDeleted === true;
       } while (nextToken && items.length < opts.limit);
+      // The ledger outlives its schedule (an audit record): say whose it is.
+      if (deleted && opts.output !== "JSON") {
+        ctx.io.stderr.write(`schedule ${id} was deleted; its fire ledger is kept\n`);
+      }
 
       if (opts.output === "JSON") {
         ctx.out(toJson(nextToken ? { items, nextToken } : { items }));
@@ -247,64 +220,6 @@ export function registerSchedules(program: Command, ctx: CliContext): void {
       ctx.out(`${id} deleted`);
     });
 }
-
-/**
- * The body of `POST /v1/schedules` from `schedule create`'s options: only what was given, so the
- * API's defaults apply to the rest.
- * @throws UsageError without exactly one of --cron/--rate/--at, or when the timing is invalid by
- * the API's rules (checkTiming): a cron no date matches, an unknown zone, --end before --start…
- */
-function createBody(workflow: string, opts: CreateOptions): Record<string, unknown> {
-  const given = (["cron", "rate", "at"] as const).filter((k) => opts[k] !== undefined);
-  if (given.length !== 1) {
-    throw new UsageError(
-      given.length === 0
-        ? "give when it fires: one of --cron, --rate or --at"
-        : `give only one of --cron, --rate or --at (got ${given.map((k) => `--${k}`).join(", ")})`,
-    );
-  }
-  const ms = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
-  const problems = checkTiming({
-    cron: opts.cron,
-    rate: opts.rate,
-    at: ms(opts.at),
-    timezone: opts.timezone ?? "UTC",
-    startTime: ms(opts.start),
-    endTime: ms(opts.end),
-  });
-  if (problems.length > 0) {
-    throw new UsageError(
-      problems.map((p) => `${TIMING_OPTIONS[p.path] ?? p.path}: ${p.message}`).join("; "),
-    );
-  }
-  const body: Record<string, unknown> = { workflow };
-  if (opts.cron !== undefined) body.cron = opts.cron;
-  if (opts.rate !== undefined) body.rate = opts.rate;
-  if (opts.at !== undefined) body.at = opts.at;
-  if (opts.timezone !== undefined) body.timezone = opts.timezone;
-  if (opts.start !== undefined) body.startTime = opts.start;
-  if (opts.end !== undefined) body.endTime = opts.end;
-  if (opts.param) body.params = opts.param;
-  if (opts.priority) body.priority = opts.priority;
-  if (opts.failureStrategy) body.failureStrategy = opts.failureStrategy;
-  if (opts.workerGroup !== undefined) body.workerGroup = opts.workerGroup;
-  if (opts.misfire) body.misfirePolicy = opts.misfire;
-  if (opts.misfireThreshold !== undefined) body.misfireThresholdSeconds = opts.misfireThreshold;
-  if (opts.maxCatchup !== undefined) body.maxCatchup = opts.maxCatchup;
-  if (opts.overlap) body.overlapPolicy = opts.overlap;
-  if (opts.offline) body.state = "OFFLINE";
-  return body;
-}
-
-/** checkTiming's field paths as the options that set them. */
-const TIMING_OPTIONS: Record<string, string> = {
-  cron: "--cron",
-  rate: "--rate",
-  at: "--at",
-  timezone: "--timezone",
-  startTime: "--start",
-  endTime: "--end",
-};
 
 /** `2026-11-21T05:00:00Z (2026-11-21 06:00:00 +01:00 Europe/Paris)`, or why there is none. */
 function nextFire(s: Schedule): string {
@@ -377,21 +292,3 @@ export function labelled(fields: ReadonlyArray<[string, string | undefined]>): s
   const width = Math.max(...set.map(([label]) => label.length)) + 1;
   return set.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}`);
 }
-
-/**
- * Option parser for an ISO-8601 instant with a zone (`Z` or `±hh:mm`), returned normalised to
- * UTC (`2026-01-01T00:00:00.000Z`) — the API's instant format (zod `iso.datetime({offset})`).
- * A time without a zone is refused: JavaScript would read it in the machine's local zone.
- * @throws InvalidArgumentError (a usage error, exit 2) for anything else.
- */
-export function isoInstant(value: string): string {
-  const t = Date.parse(value);
-  if (!ISO_INSTANT.test(value.trim()) || Number.isNaN(t)) {
-    throw new InvalidArgumentError(
-      "must be an ISO-8601 instant with a zone, e.g. 2026-01-01T00:00:00Z.",
-    );
-  }
-  return new Date(t).toISOString();
-}
-
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;

@@ -1,7 +1,38 @@
 /** `shoal standalone` and `shoal worker`: long-running local processes. */
 import type { Command } from "commander";
+import { ENV } from "../../aws/config.js";
+import { DEFAULT_RETENTION_DAYS } from "../../standalone/retention.js";
 import type { CliContext } from "../context.js";
-import { intIn } from "../options.js";
+import { UsageError } from "../errors.js";
+import { intIn, nonNegativeNumber } from "../options.js";
+
+/**
+ * The retention of `shoal standalone`, in days (0: keep everything): `--keep-all`, else
+ * `--retention-days`, else SHOAL_INSTANCE_RETENTION_DAYS, else 7.
+ * @throws UsageError for `--keep-all` with a `--retention-days` other than 0, or a
+ *   SHOAL_INSTANCE_RETENTION_DAYS that is not a number >= 0.
+ */
+export function standaloneRetentionDays(
+  opts: { retentionDays?: number; keepAll?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  if (opts.keepAll) {
+    if (opts.retentionDays) {
+      throw new UsageError("--keep-all keeps everything; leave out --retention-days");
+    }
+    return 0;
+  }
+  if (opts.retentionDays !== undefined) return opts.retentionDays;
+  const raw = env[ENV.instanceRetentionDays];
+  if (raw === undefined || raw.trim() === "") return DEFAULT_RETENTION_DAYS;
+  const days = Number(raw);
+  if (!Number.isFinite(days) || days < 0) {
+    throw new UsageError(
+      `${ENV.instanceRetentionDays} must be a number of days >= 0, got '${raw}'`,
+    );
+  }
+  return days;
+}
 
 /** Registers `standalone` and `worker`. */
 export function registerServers(program: Command, _ctx: CliContext): void {
@@ -23,6 +54,12 @@ export function registerServers(program: Command, _ctx: CliContext): void {
       "--no-scheduler",
       "do not fire schedules here (leave them to `shoal sweeper` processes)",
     )
+    .option(
+      "--retention-days <days>",
+      `delete finished instances, their task logs and work directories this many days after they end (default ${DEFAULT_RETENTION_DAYS}, or $${ENV.instanceRetentionDays}; 0 = keep everything)`,
+      nonNegativeNumber,
+    )
+    .option("--keep-all", "never delete finished instances (same as --retention-days 0)")
     .action(
       async (opts: {
         port: number;
@@ -30,7 +67,10 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         workers: number;
         examples: boolean;
         scheduler: boolean;
+        retentionDays?: number;
+        keepAll?: boolean;
       }) => {
+        const retentionDays = standaloneRetentionDays(opts);
         // Imported on use so every other command works without the server's dependencies loaded.
         const { runStandalone } = await import("../../standalone/standalone.js");
         await runStandalone({
@@ -39,6 +79,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
           workers: opts.workers,
           examples: opts.examples,
           scheduler: opts.scheduler,
+          retentionDays,
         });
       },
     );

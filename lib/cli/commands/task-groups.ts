@@ -8,16 +8,19 @@ import { TASK_GROUP_CAPACITY } from "../../store/task-groups.js";
 import type { TaskGroup } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { formatTime, oneLine, toJson } from "../format.js";
-import { seg } from "../http.js";
+import { type FlagMap, seg } from "../http.js";
 import { printList } from "../list-output.js";
-import { intIn, oneOf } from "../options.js";
+import { intIn, outputOption, TABLE_OR_JSON, TEXT_OR_JSON } from "../options.js";
+
+/** Fields of the task group body and the flags of `task-group put` that fill them. */
+const TASK_GROUP_FLAGS: FlagMap = { capacity: "--capacity", description: "--description" };
 
 /** Registers `task-groups` (list) and `task-group put|get|delete`. */
 export function registerTaskGroups(program: Command, ctx: CliContext): void {
   program
     .command("task-groups")
     .description("list task groups with their capacity, slots in use and waiting tasks")
-    .option("-o, --output <format>", "table or json", oneOf(["TABLE", "JSON"] as const), "TABLE")
+    .addOption(outputOption(TABLE_OR_JSON))
     .action(async (opts: { output: string }) => {
       const items = await ctx.api().getAll<TaskGroup>("/v1/task-groups");
       printList(ctx, items, opts.output, {
@@ -53,7 +56,9 @@ export function registerTaskGroups(program: Command, ctx: CliContext): void {
     .action(async (name: string, opts: { capacity: number; description?: string }) => {
       const body: { capacity: number; description?: string } = { capacity: opts.capacity };
       if (opts.description !== undefined) body.description = opts.description;
-      const res = await ctx.api().put<TaskGroup>(`/v1/task-groups/${seg(name)}`, body);
+      const res = await ctx
+        .api()
+        .put<TaskGroup>(`/v1/task-groups/${seg(name)}`, body, TASK_GROUP_FLAGS);
       // 201 = created; 200 = changed, or already equal (the API then writes nothing).
       const how = res.status === 201 ? "created" : "updated";
       ctx.out(`${res.body.name} capacity ${res.body.capacity} (${how})`);
@@ -63,7 +68,7 @@ export function registerTaskGroups(program: Command, ctx: CliContext): void {
     .command("get")
     .description("show one task group")
     .argument("<name>", "task group name")
-    .option("-o, --output <format>", "text or json", oneOf(["TEXT", "JSON"] as const), "TEXT")
+    .addOption(outputOption(TEXT_OR_JSON))
     .action(async (name: string, opts: { output: string }) => {
       const g = await ctx.api().get<TaskGroup>(`/v1/task-groups/${seg(name)}`);
       if (opts.output === "JSON") {

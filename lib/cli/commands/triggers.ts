@@ -14,13 +14,10 @@ import type { PutEventsResult, Trigger, TriggerOutcome } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { EXIT, UsageError } from "../errors.js";
 import { formatTime, oneLine, toJson } from "../format.js";
-import { seg } from "../http.js";
+import { type FlagMap, seg } from "../http.js";
 import { printList } from "../list-output.js";
-import { intIn, keyValue, oneOf } from "../options.js";
+import { intIn, keyValue, outputOption, TABLE_OR_JSON, TEXT_OR_JSON } from "../options.js";
 import { formatParams, labelled } from "./schedules.js";
-
-const TABLE_OR_JSON = ["TABLE", "JSON"] as const;
-const TEXT_OR_JSON = ["TEXT", "JSON"] as const;
 
 interface CreateOptions {
   pattern: string;
@@ -35,12 +32,19 @@ interface PutOptions {
   output: string;
 }
 
+/** Fields of the trigger body and the flags of `trigger create` that fill them. */
+const TRIGGER_FLAGS: FlagMap = {
+  eventPattern: "--pattern",
+  params: "--param",
+  debounceSeconds: "--debounce",
+};
+
 /** Registers `triggers` (list), `trigger create|get|delete` and `events put`. */
 export function registerTriggers(program: Command, ctx: CliContext): void {
   program
     .command("triggers")
     .description("list event triggers, with the pattern each matches")
-    .option("-o, --output <format>", "table or json", oneOf(TABLE_OR_JSON), "TABLE")
+    .addOption(outputOption(TABLE_OR_JSON))
     .action(async (opts: { output: string }) => {
       const items = await ctx.api().getAll<Trigger>("/v1/triggers");
       printList(ctx, items, opts.output, {
@@ -87,7 +91,7 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
       const body: Record<string, unknown> = { workflow, eventPattern: pattern };
       if (opts.param) body.params = opts.param;
       if (opts.debounce !== undefined) body.debounceSeconds = opts.debounce;
-      const res = await ctx.api().post<Trigger>("/v1/triggers", body);
+      const res = await ctx.api().post<Trigger>("/v1/triggers", body, TRIGGER_FLAGS);
       ctx.out(res.body.id);
     });
 
@@ -95,7 +99,7 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
     .command("get")
     .description("show one event trigger")
     .argument("<id>", "trigger id")
-    .option("-o, --output <format>", "text or json", oneOf(TEXT_OR_JSON), "TEXT")
+    .addOption(outputOption(TEXT_OR_JSON))
     .action(async (id: string, opts: { output: string }) => {
       const t = await ctx.api().get<Trigger>(`/v1/triggers/${seg(id)}`);
       if (opts.output === "JSON") {
@@ -124,7 +128,7 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
     .requiredOption("--source <source>", "the event's source, e.g. com.example.orders")
     .requiredOption("--detail-type <type>", "the event's detail-type, e.g. OrderPlaced")
     .requiredOption("--detail <json|@file>", "the event's detail: a JSON object, or @file with it")
-    .option("-o, --output <format>", "text or json", oneOf(TEXT_OR_JSON), "TEXT")
+    .addOption(outputOption(TEXT_OR_JSON))
     .action(async (opts: PutOptions) => {
       const detail = await readJsonObject("--detail", opts.detail);
       const entry = {

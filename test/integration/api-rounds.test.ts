@@ -1,0 +1,112 @@
+/**
+ * An instance run more than once (rerun, recover-failed) shows its current round: a task the
+ * round has not reached is "not started" (absent from `tasks`), never an earlier round's attempt,
+ * and `tasks` agrees with `progress`; earlier rounds stay readable through the attempts endpoint.
+ * The dispatcher and worker are driven by hand (test/helpers/api-engine.ts).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  apiServer,
+  createWorkflow,
+  expectError,
+  get,
+  post,
+  startApiServer,
+  startRun,
+  stopApiServer,
+} from "../helpers/api-client.js";
+import { dispatch, receiveTask, startInstance } from "../helpers/api-engine.js";
+
+beforeAll(async () => {
+  await startApiServer();
+});
+afterAll(stopApiServer);
+
+interface Task {
+  code: string;
+  state: string;
+  attempt: number;
+}
+
+/** Runs the next task message of `id` on the worker and hands its result to the dispatcher. */
+async function runNextTask(id: string): Promise<Task> {
+  const { record, msg } = await receiveTask(id);
+  const w = await apiServer().rt.worker.handleBatch([record]);
+  expect(w.batchItemFailures).toEqual([]);
+  const attempts = (await get(`/v1/instances/${id}/tasks/${msg.code}/attempts`)).body.items;
+  const ran = attempts.find((t: Task) => t.attempt === msg.attempt) as Task;
+  await dispatch({
+    kind: "task",
+    instanceId: id,
+    code: msg.code,
+    attempt: msg.attempt,
+    state: ran.state as "SUCCESS",
+  });
+  return ran;
+}
+
+/** Sends a control verb and has the dispatcher carry it out. */
+async function control(id: string, verb: "rerun" | "recover-failed"): Promise<void> {
+  const inst = await apiServer().rt.engine.store.getInstance(id);
+  expect((await post(`/v1/instances/${id}/${verb}`)).status).toBe(202);
+  await dispatch({ kind: "command", commandId: `${verb}:${id}:${inst?.rev}`, instanceId: id });
+}
+
+const tasksOf = async (id: string) => {
+  const body = (await get(`/v1/instances/${id}`)).body;
+  const tasks = Object.fromEntries(
+    (body.tasks as Task[]).map((t) => [t.code, `${t.state} ${t.attempt}`]),
+  );
+  return { state: body.state as string, progress: body.progress, tasks };
+};
+
+describe("the current round of an instance", () => {
+  it("after rerun: tasks not yet reached are not started, and a failed rerun does not show the old SUCCESS", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "shoal-rounds-")), "broken");
+    await createWorkflow("rounds", {
+      tasks: [
+        { code: "first", type: "SHELL", command: `test ! -f ${marker}` },
+        { code: "final", type: "SHELL", command: "echo final", upstream: ["first"] },
+      ],
+    });
+    const id = await startRun("rounds");
+    await startInstance(id);
+    await runNextTask(id);
+    await runNextTask(id);
+    expect(await tasksOf(id)).toEqual({
+      state: "SUCCESS",
+      progress: { done: 2, active: 0, failed: 0, total: 2 },
+      tasks: { first: "SUCCESS 1", final: "SUCCESS 1" },
+    });
+
+    writeFileSync(marker, "");
+    await control(id, "rerun");
+    // The rerun dispatched `first` again; `final` has not been reached in this round.
+    expect(await tasksOf(id)).toEqual({
+      state: "RUNNING",
+      progress: { done: 0, active: 1, failed: 0, total: 2 },
+      tasks: { first: "DISPATCHED 2" },
+    });
+    await runNextTask(id);
+    expect(await tasksOf(id)).toEqual({
+      state: "FAILURE",
+      progress: { done: 0, active: 0, failed: 1, total: 2 },
+      tasks: { first: "FAILURE 2" },
+    });
+    // The earlier round is still there, through the attempts.
+    const finalAttempts = (await get(`/v1/instances/${id}/tasks/final/attempts`)).body.items;
+    expect(finalAttempts.map((t: Task) => `${t.state} ${t.attempt}`)).toEqual(["SUCCESS 1"]);
+
+    // force-success acts on the current round too: `final` has not run in it.
+    expectError(await post(`/v1/instances/${id}/tasks/final/force-success`), 409, "Conflict", {
+      message: /'final' has not run in the current round/,
+    });
+
+    // recover-failed keeps what succeeded in the round and runs the rest again.
+    await control(id, "recover-failed");
+    expect((await tasksOf(id)).tasks).toEqual({ first: "DISPATCHED 3" });
+  }, 30_000);
+});

@@ -1,0 +1,57 @@
+/**
+ * What `shoal explain` needs from the deployed stack: the API knows which worker groups a Lambda
+ * worker serves (no heartbeat comes from them), and the ECS workers may write their heartbeat in
+ * the leases table (else every ECS group would look unserved).
+ */
+import { App } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ShoalStack } from "../../cdk/shoal-stack.js";
+import { ENV } from "../../lib/aws/config.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON.
+type Cfn = any;
+
+describe("ShoalStack and worker heartbeats", () => {
+  let t: Template;
+  beforeAll(() => {
+    const app = new App();
+    const stack = new ShoalStack(app, "Beats", {
+      shoal: { prefix: "hb", workerGroups: ["default", "gpu"], ecsWorkers: {} },
+    });
+    t = Template.fromStack(stack);
+  }, 120_000);
+
+  it("tells every function the Lambda-served worker groups", () => {
+    const fns = Object.values(t.findResources("AWS::Lambda::Function")).filter((f: Cfn) =>
+      String(f.Properties?.FunctionName ?? "").startsWith("hb-"),
+    );
+    expect(fns.length).toBeGreaterThan(0);
+    for (const f of fns as Cfn[]) {
+      expect(f.Properties.Environment.Variables[ENV.lambdaWorkerGroups]).toBe("default,gpu");
+    }
+  });
+
+  it("lets the ECS task role write the leases table, where heartbeats live", () => {
+    const resources = t.toJSON().Resources as Record<string, Cfn>;
+    const leasesId = Object.keys(resources).find(
+      (id) =>
+        resources[id].Type === "AWS::DynamoDB::Table" &&
+        resources[id].Properties.TableName === "hb-leases",
+    );
+    expect(leasesId).toBeDefined();
+    const taskRole = Object.values(t.findResources("AWS::ECS::TaskDefinition"))[0] as Cfn;
+    const roleId = taskRole.Properties.TaskRoleArn["Fn::GetAtt"][0];
+    const policies = Object.values(resources).filter(
+      (r: Cfn) =>
+        (r.Type === "AWS::IAM::Policy" || r.Type === "AWS::IAM::ManagedPolicy") &&
+        JSON.stringify(r.Properties.Roles ?? []).includes(roleId),
+    );
+    const statements = policies.flatMap((p: Cfn) => p.Properties.PolicyDocument.Statement);
+    const onLeases = statements.filter((s: Cfn) =>
+      JSON.stringify(s.Resource).includes(leasesId as string),
+    );
+    const actions = onLeases.flatMap((s: Cfn) => [s.Action].flat());
+    expect(actions).toEqual(expect.arrayContaining(["dynamodb:UpdateItem", "dynamodb:GetItem"]));
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * The docs and the code checked against each other, so that the docs cannot promise what does
+ * not exist or call built things unbuilt: no page says a feature is "not built yet"; every
+ * `shoal` verb, subcommand and flag the docs show exists in the CLI (read from its own help);
+ * every `METHOD /v1/...` route the docs name is served by the API's router; and every route of
+ * the OpenAPI document is described in docs/api.md.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ApiDeps } from "../../lib/api/deps.js";
+import { openApiDocument } from "../../lib/api/openapi.js";
+import { handleApiEvent } from "../../lib/api/router.js";
+import { main } from "../../lib/cli/main.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const DOCS = [
+  "README.md",
+  "cdk/README.md",
+  "localstack/README.md",
+  "examples/README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
+const read = (file: string) => readFileSync(join(ROOT, file), "utf8");
+
+/** Phrases that announce unbuilt work: the docs describe what is, and issues hold the rest. */
+const STALE = [
+  /\bnot built\b/i,
+  /\bbeing built\b/i,
+  /\bnot (?:yet )?implemented\b/i,
+  /\bno CLI verb\b/i,
+  /\bissue \d+ goes on\b/i,
+  /\barrives? with issue\b/i,
+];
+
+describe("docs say nothing is unbuilt", () => {
+  for (const file of DOCS) {
+    it(file, () => {
+      const hits = read(file)
+        .split("\n")
+        .flatMap((line, i) => (STALE.some((re) => re.test(line)) ? [`${i + 1}: ${line}`] : []));
+      expect(hits).toEqual([]);
+    });
+  }
+});
+
+// ---- the CLI ------------------------------------------------------------------------------
+
+interface HelpNode {
+  options: Set<string>;
+  commands: Map<string, HelpNode | undefined>;
+}
+
+async function helpOf(path: string[]): Promise<string> {
+  let out = "";
+  const sink = {
+    write: (s: string) => {
+      out += s;
+      return true;
+    },
+  };
+  await main([...path, "--help"], { stdout: sink, stderr: sink });
+  return out;
+}
+
+/** The option and command names one help text lists. */
+function parseHelp(text: string): { options: Set<string>; commands: string[] } {
+  const options = new Set<string>();
+  const commands: string[] = [];
+  let section = "";
+  for (const line of text.split("\n")) {
+    if (/^\S.*:$/.test(line)) {
+      section = line;
+      continue;
+    }
+    if (/Options:$/.test(section)) {
+      const m = /^ {2}(-[\w-]+(?:, --[\w-]+)?)/.exec(line);
+      for (const name of m?.[1]?.split(", ") ?? []) options.add(name);
+    } else if (section === "Commands:") {
+      const m = /^ {2}([a-z][\w-]*)/.exec(line);
+      if (m?.[1]) commands.push(m[1]);
+    }
+  }
+  return { options, commands };
+}
+
+async function commandTree(path: string[] = []): Promise<HelpNode> {
+  const { options, commands } = parseHelp(await helpOf(path));
+  const node: HelpNode = { options, commands: new Map() };
+  for (const c of commands) {
+    // `help` is commander's own: it takes a verb, not subcommands.
+    node.commands.set(
+      c,
+      c === "help" ? { options: new Set(), commands: new Map() } : await commandTree([...path, c]),
+    );
+  }
+  return node;
+}
+
+/** Every command line the docs show: `shoal …` in code, and the README's CLI table's verbs. */
+function documentedCommandLines(): Array<{ file: string; line: string }> {
+  const out: Array<{ file: string; line: string }> = [];
+  for (const file of DOCS) {
+    const text = read(file);
+    let inFence = false;
+    for (const raw of text.split("\n")) {
+      if (raw.trimStart().startsWith("```")) {
+        inFence = !inFence;
+        continue;
+      }
+      const spans = inFence ? [raw] : [...raw.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string);
+      for (const span of spans) {
+        for (const m of span.matchAll(/(?:^|[\s(;&|])(?:npx )?shoal ([a-z][^;&|#]*)/g)) {
+          out.push({ file, line: m[1] as string });
+        }
+      }
+    }
+  }
+  // The README's verb table lists commands without `shoal`.
+  const readme = read("README.md");
+  const cli = readme.slice(
+    readme.indexOf("## The CLI"),
+    readme.indexOf("\n## ", readme.indexOf("## The CLI") + 5),
+  );
+  for (const row of cli.split("\n").filter((l) => l.startsWith("| `"))) {
+    const firstCell = row.split(/(?<!\\)\|/)[1] ?? "";
+    for (const m of firstCell.matchAll(/`([^`]+)`/g))
+      out.push({ file: "README.md (CLI table)", line: m[1] as string });
+  }
+  return out;
+}
+
+/** Problems of one documented command line against the CLI's command tree. */
+function checkCommandLine(tree: HelpNode, line: string): string[] {
+  const words = line.replace(/\\\|/g, "|").trim().split(/\s+/);
+  let node = tree;
+  let i = 0;
+  const path: string[] = [];
+  // Walk down verbs and subcommands ("backfills get|pause ID" names several).
+  while (node.commands.size > 0 && i < words.length) {
+    const word = words[i] as string;
+    if (!/^[a-z][\w|-]*$/.test(word)) break;
+    const names = word.split("|");
+    const missing = names.filter((n) => !node.commands.has(n));
+    if (missing.length > 0) {
+      // A word after a leaf-capable verb may be an argument ("shoal logs ID task").
+      if (path.length > 0 || node !== tree) break;
+      return [`unknown verb '${path.concat(word).join(" ")}'`];
+    }
+    path.push(names[0] as string);
+    node = node.commands.get(names[0] as string) as HelpNode;
+    i++;
+  }
+  if (node.commands.size > 0 && path.length > 0 && i < words.length) {
+    return [`'shoal ${path.join(" ")}' has no subcommand '${words[i]}'`];
+  }
+  const known = new Set([...node.options, ...tree.options]);
+  const problems: string[] = [];
+  for (const flag of line.matchAll(/(?<![\w-])(--[a-z][\w-]*|-[a-zA-Z])(?![\w-])/g)) {
+    if (!known.has(flag[1] as string))
+      problems.push(`'shoal ${path.join(" ")}' has no flag ${flag[1]}`);
+  }
+  return problems;
+}
+
+describe("every shoal command the docs show exists", () => {
+  it("verbs, subcommands and flags", async () => {
+    const tree = await commandTree();
+    const lines = documentedCommandLines();
+    expect(lines.length).toBeGreaterThan(50);
+    const problems = lines.flatMap(({ file, line }) =>
+      checkCommandLine(tree, line).map((p) => `${file}: \`shoal ${line.trim()}\`: ${p}`),
+    );
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
+
+// ---- the API ------------------------------------------------------------------------------
+
+const ROUTE = /\b(GET|PUT|POST|DELETE)(?:\/(?:GET|PUT|POST|DELETE))* (\/v1\/[^\s`),]*)/g;
+
+/** Every `METHOD /v1/…` the docs name, with alternatives (`online|offline`) spelled out. */
+function documentedRoutes(files: string[]): Array<{ file: string; method: string; path: string }> {
+  const out: Array<{ file: string; method: string; path: string }> = [];
+  for (const file of files) {
+    // Inside code, `POST /v1/x/{id}/pause · resume` and `… | resume` name alternatives.
+    const text = read(file).replace(/`[^`\n]+`/g, (span) =>
+      span.replace(/\s*(?:·|\\?\|)\s*(?=[a-z][\w-]*)/g, "|"),
+    );
+    for (const m of text.matchAll(ROUTE)) {
+      const path = (m[2] as string).split("?")[0]?.replace(/[.:]$/, "") ?? "";
+      // `<verb>` stands for any of several documented next to it.
+      if (!path.includes("<")) out.push({ file, method: m[1] as string, path });
+    }
+  }
+  return out;
+}
+
+/** A concrete path for a documented one: `{id}` → a sample value. */
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "x1");
+
+async function served(method: string, path: string): Promise<boolean> {
+  const res = await handleApiEvent(
+    { now: () => 0 } as unknown as ApiDeps,
+    {
+      rawPath: concrete(path),
+      requestContext: { http: { method } },
+      headers: {},
+    } as never,
+  );
+  if (res.statusCode !== 404) return true;
+  const message = JSON.parse(String(res.body ?? "{}"))?.error?.message ?? "";
+  return !/^(no endpoint|no resource at)|is not supported on/.test(message);
+}
+
+describe("every route the docs name is served, and every route is documented", () => {
+  it("docs → router", async () => {
+    const missing: string[] = [];
+    for (const r of documentedRoutes(DOCS)) {
+      for (const alt of expand(r.path)) {
+        if (!(await served(r.method, alt))) missing.push(`${r.file}: ${r.method} ${alt}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("OpenAPI → docs/api.md", () => {
+    const documented = new Set(
+      documentedRoutes(["docs/api.md"]).flatMap((r) =>
+        expand(r.path).map((p) => `${r.method} ${p.replace(/\{[^}]+\}/g, "{}")}`),
+      ),
+    );
+    const paths = openApiDocument("test").paths as Record<string, Record<string, unknown>>;
+    const undocumented: string[] = [];
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const method of Object.keys(ops)) {
+        const key = `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "{}")}`;
+        if (!documented.has(key)) undocumented.push(key);
+      }
+    }
+    expect(undocumented).toEqual([]);
+  });
+});
+
+/** `/v1/schedules/{id}/online|offline` → both paths. */
+function expand(path: string): string[] {
+  const segments = path.split("/");
+  let out = [""];
+  for (const seg of segments.slice(1)) {
+    out = out.flatMap((p) => seg.split("|").map((s) => `${p}/${s}`));
+  }
+  return out;
+}

@@ -1,0 +1,197 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is Shoal's parameter syntax, not a JS template
+import { DateTime } from "luxon";
+import { describe, expect, it } from "vitest";
+import type { TaskDefinition } from "../../lib/core/model.js";
+import { parseWorkflowDefinition } from "../../lib/core/validate.js";
+import { dryRunOutcome, MASK, renderingLines, renderTask } from "../../lib/tasks/render-task.js";
+
+/** 00:30 in Paris on 2 November 2026 (23:30 UTC on the 1st). */
+const BASE = DateTime.fromISO("2026-11-02T00:30", { zone: "Europe/Paris" }).toMillis();
+const PARIS = { baseMs: BASE, zone: "Europe/Paris" };
+
+function task(t: Record<string, unknown>): TaskDefinition {
+  const def = parseWorkflowDefinition({
+    tasks: [
+      { code: "up", type: "SHELL", command: "true" },
+      { code: "t", upstream: ["up"], ...t },
+      { code: "a", type: "SHELL", command: "true", upstream: ["t"] },
+      { code: "b", type: "SHELL", command: "true", upstream: ["t"] },
+    ],
+  });
+  return def.tasks[1] as TaskDefinition;
+}
+
+describe("renderTask: worker tasks, as the worker substitutes them", () => {
+  it("SHELL: the quoted command in the zone, and references left as written", () => {
+    const r = renderTask(
+      task({ type: "SHELL", command: "echo ${day} $[yyyyMMdd] ${jobId} $HOME ${HOME}" }),
+      { day: "it's", region: "eu" },
+      PARIS,
+    );
+    expect(r).toEqual({
+      type: "SHELL",
+      params: { day: "it's", region: "eu" },
+      rendered: { type: "SHELL", command: "echo 'it'\\''s' '20261102' ${jobId} $HOME ${HOME}" },
+      unresolved: ["jobId", "HOME"],
+    });
+    expect(renderingLines(r)).toEqual([
+      "parameters:",
+      "  day = it's",
+      "  region = eu",
+      "command:",
+      "  echo 'it'\\''s' '20261102' ${jobId} $HOME ${HOME}",
+      "left as written (no such parameter: a shell variable, or an OUT parameter of an upstream task that has not run): ${jobId}, ${HOME}",
+    ]);
+  });
+
+  it("HTTP: secret-like headers and parameters masked, wherever the secrets appear", () => {
+    const r = renderTask(
+      task({
+        type: "HTTP",
+        method: "POST",
+        url: "http://127.0.0.1:9/hook?key=${api_token}&day=$[yyyyMMdd]",
+        headers: {
+          Authorization: "Bearer ${api_token}",
+          "X-Api-Key": "k-123456",
+          "content-type": "application/json",
+        },
+        body: '{"token": "${api_token}", "who": "${who}"}',
+      }),
+      { api_token: "s3cr3t-value", who: "me" },
+      PARIS,
+    );
+    expect(r.params).toEqual({ api_token: MASK, who: "me" });
+    expect(r.rendered).toEqual({
+      type: "HTTP",
+      method: "POST",
+      url: `http://127.0.0.1:9/hook?key=${MASK}&day=20261102`,
+      headers: { Authorization: MASK, "X-Api-Key": MASK, "content-type": "application/json" },
+      body: `{"token": "${MASK}", "who": "me"}`,
+    });
+    expect(JSON.stringify(renderingLines(r))).not.toContain("s3cr3t");
+    expect(JSON.stringify(renderingLines(r))).not.toContain("k-123456");
+    expect(renderingLines(r)).toContain(`  POST http://127.0.0.1:9/hook?key=${MASK}&day=20261102`);
+  });
+
+  it("LAMBDA and STEP_FUNCTIONS: the JSON documents they would send", () => {
+    const lambda = renderTask(
+      task({
+        type: "LAMBDA",
+        functionName: "fn",
+        qualifier: "live",
+        payload: '{"day": "$[yyyyMMdd]", "n": ${n}}',
+      }),
+      { n: "3" },
+      PARIS,
+    );
+    expect(lambda.rendered).toEqual({
+      type: "LAMBDA",
+      functionName: "fn",
+      qualifier: "live",
+      payload: '{"day": "20261102", "n": 3}',
+    });
+    expect(renderingLines(lambda)).toContain("invoke: fn (qualifier live)");
+    const sfn = renderTask(
+      task({
+        type: "STEP_FUNCTIONS",
+        stateMachineArn: "arn:aws:states:eu-west-1:123456789012:stateMachine:m",
+        input: '{"d": "${system.biz.date}"}',
+        executionName: "run-$[yyyyMMdd]",
+      }),
+      { "system.biz.date": "20261101" },
+      PARIS,
+    );
+    expect(sfn.rendered).toMatchObject({
+      input: '{"d": "20261101"}',
+      executionName: "run-20261102",
+    });
+  });
+
+  it("a task that cannot be rendered carries the error a run would fail with", () => {
+    const broken = renderTask(task({ type: "SHELL", command: "echo $[yyyyQQ]" }), {}, PARIS);
+    expect(broken.error).toMatch(/time expression \$\[yyyyQQ\] is not valid/);
+    expect(broken.rendered).toBeUndefined();
+    expect(renderingLines(broken).at(-1)).toMatch(/^error: time expression/);
+    expect(dryRunOutcome(broken)).toEqual({ state: "FAILURE", error: broken.error });
+    // With a reference a dry run cannot resolve, the dry run goes on with a warning.
+    const outDependent = renderTask(
+      task({ type: "LAMBDA", functionName: "fn", payload: '{"rows": ${rows}}' }),
+      {},
+      PARIS,
+    );
+    expect(outDependent.error).toContain("the payload after parameter substitution is not JSON");
+    expect(dryRunOutcome(outDependent)).toEqual({
+      state: "SUCCESS",
+      warning: expect.stringContaining("while ${rows} is not set"),
+    });
+    expect(dryRunOutcome(renderTask(task({ type: "SHELL", command: "true" }), {}, PARIS))).toEqual({
+      state: "SUCCESS",
+    });
+  });
+});
+
+describe("renderTask: logic tasks, what they would decide", () => {
+  it("SWITCH: each case's value with these parameters", () => {
+    const r = renderTask(
+      task({
+        type: "SWITCH",
+        cases: [
+          { condition: "rows > threshold", next: "a" },
+          { condition: "region > 3", next: "b" },
+        ],
+        defaultNext: "b",
+      }),
+      { rows: "5", threshold: "100", region: "eu" },
+      PARIS,
+    );
+    expect(r.rendered).toEqual({
+      type: "SWITCH",
+      cases: [
+        { condition: "rows > threshold", next: "a", value: false },
+        {
+          condition: "region > 3",
+          next: "b",
+          value: 'case 1 ("region > 3"): parameter region is "eu", not a number at character 1',
+        },
+      ],
+      defaultNext: "b",
+    });
+    expect(renderingLines(r).slice(-4)).toEqual([
+      "cases:",
+      "  0: rows > threshold -> a: false",
+      '  1: region > 3 -> b: case 1 ("region > 3"): parameter region is "eu", not a number at character 1',
+      "  default -> b",
+    ]);
+  });
+
+  it("DEPENDENT: the periods its items name, in the run's zone", () => {
+    const r = renderTask(
+      task({
+        type: "DEPENDENT",
+        dependence: {
+          relation: "AND",
+          groups: [
+            { relation: "AND", items: [{ workflow: "w", cycle: "day", dateValue: "last1Days" }] },
+          ],
+        },
+      }),
+      {},
+      PARIS,
+    );
+    expect(r.rendered).toEqual({
+      type: "DEPENDENT",
+      relation: "AND",
+      items: [
+        {
+          workflow: "w",
+          cycle: "day",
+          dateValue: "last1Days",
+          periods: [{ from: "2026-11-01T00:00:00.000+01:00", to: "2026-11-02T00:00:00.000+01:00" }],
+        },
+      ],
+    });
+    expect(renderingLines(r)).toContain(
+      "  w day last1Days: 2026-11-01T00:00:00.000+01:00 .. 2026-11-02T00:00:00.000+01:00",
+    );
+  });
+});

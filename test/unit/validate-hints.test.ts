@@ -1,0 +1,141 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
+/**
+ * What a user coming from DolphinScheduler or Airflow sees when a definition is refused: every
+ * problem of every task at once (a missing or unknown `type` no longer hides the rest), and a
+ * hint naming the Shoal field a foreign or misspelt field stands for.
+ */
+import { describe, expect, it } from "vitest";
+import { type ErrorDetail, ShoalError } from "../../lib/core/errors.js";
+import { unknownFieldMessage } from "../../lib/core/field-hints.js";
+import { parseWorkflowDefinition } from "../../lib/core/validate.js";
+
+const TYPE_RULE =
+  "type must be SHELL, HTTP, LAMBDA, STEP_FUNCTIONS, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT";
+
+function detailsOf(body: unknown): ErrorDetail[] {
+  try {
+    parseWorkflowDefinition(body);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ShoalError);
+    expect((e as ShoalError).status).toBe(400);
+    return (e as ShoalError).details;
+  }
+  throw new Error("expected the body to be rejected");
+}
+
+const lines = (details: readonly ErrorDetail[]) => details.map((d) => `${d.path}: ${d.message}`);
+
+describe("every problem of a task whose type is missing or unknown", () => {
+  it("reports the type, each unknown field with its Shoal name, and each bad common field", () => {
+    const details = detailsOf({
+      tasks: [
+        { code: "a", type: "SHELL", command: "echo a" },
+        {
+          code: "b",
+          taskType: "SHELL",
+          rawScript: "echo ${bizdate}",
+          failRetryTimes: 3,
+          failRetryInterval: 1,
+          preTasks: ["a"],
+          priority: "URGENT",
+          retries: -1,
+        },
+      ],
+    });
+    expect(lines(details)).toEqual([
+      `tasks[1].type: ${TYPE_RULE}`,
+      "tasks[1].priority: must be one of HIGHEST, HIGH, MEDIUM, LOW, LOWEST",
+      "tasks[1].retries: must be >= 0",
+      "tasks[1].taskType: unknown field 'taskType' (did you mean 'type'?)",
+      "tasks[1].rawScript: unknown field 'rawScript' (did you mean 'command'?)",
+      "tasks[1].failRetryTimes: unknown field 'failRetryTimes' (did you mean 'retries'?)",
+      "tasks[1].failRetryInterval: unknown field 'failRetryInterval' (did you mean 'retryIntervalSeconds'? DolphinScheduler's failRetryInterval is in minutes, Shoal's in seconds)",
+      "tasks[1].preTasks: unknown field 'preTasks' (did you mean 'upstream'?)",
+    ]);
+  });
+
+  it("reports the problems of every task, not only of the first bad one", () => {
+    const details = detailsOf({
+      tasks: [
+        { code: "a", type: "PYTHON", command: "x", colour: 1 },
+        { code: "b c", type: "SHELL", command: "x", retrys: 2 },
+        { task_id: "c", bash_command: "echo", retry_delay: 300 },
+      ],
+    });
+    expect(lines(details)).toEqual([
+      `tasks[0].type: ${TYPE_RULE}`,
+      "tasks[0].colour: unknown field 'colour'",
+      "tasks[1].code: must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+      "tasks[1].retrys: unknown field 'retrys' (did you mean 'retries'?)",
+      `tasks[2].type: ${TYPE_RULE}`,
+      "tasks[2].code: Invalid input: expected string, received undefined",
+      "tasks[2].task_id: unknown field 'task_id' (did you mean 'code'?)",
+      "tasks[2].bash_command: unknown field 'bash_command' (did you mean 'command'?)",
+      "tasks[2].retry_delay: unknown field 'retry_delay' (did you mean 'retryIntervalSeconds'? in seconds)",
+    ]);
+  });
+
+  it("does not call a field of some task type unknown when the type is missing", () => {
+    const details = detailsOf({ tasks: [{ code: "a", url: "http://x/", command: "echo" }] });
+    expect(lines(details)).toEqual([`tasks[0].type: ${TYPE_RULE}`]);
+  });
+});
+
+describe("hints on unknown fields", () => {
+  it("names the task type a field belongs to", () => {
+    const details = detailsOf({
+      tasks: [{ code: "a", type: "SHELL", command: "x", url: "http://x/", outputs: {} }],
+    });
+    expect(lines(details)).toEqual([
+      "tasks[0].url: unknown field 'url' (only HTTP tasks have it; this task is SHELL)",
+      "tasks[0].outputs: unknown field 'outputs' (only HTTP, LAMBDA and STEP_FUNCTIONS tasks have it; this task is SHELL)",
+    ]);
+  });
+
+  it("maps DolphinScheduler and Airflow workflow fields, and misspellings of Shoal's", () => {
+    const details = detailsOf({
+      globalParams: [{ prop: "dt", value: "1" }],
+      timeout: 60,
+      executionType: "PARALLEL",
+      default_args: {},
+      descripton: "typo",
+      tasks: [{ code: "a", type: "SHELL", command: "x", upstreams: [], timeout_seconds: 5 }],
+    });
+    expect(lines(details)).toEqual([
+      "tasks[0].upstreams: unknown field 'upstreams' (did you mean 'upstream'?)",
+      "tasks[0].timeout_seconds: unknown field 'timeout_seconds' (did you mean 'timeoutSeconds'?)",
+      "globalParams: unknown field 'globalParams' (did you mean 'params'? a map of name to string value, not DolphinScheduler's list of {prop, value})",
+      "timeout: unknown field 'timeout' (did you mean 'timeoutSeconds'? DolphinScheduler's timeout is in minutes, Shoal's in seconds)",
+      "executionType: unknown field 'executionType' (DolphinScheduler's executionType is a schedule's 'overlapPolicy' in Shoal: PARALLEL, SERIAL_WAIT, SERIAL_DISCARD or SERIAL_PRIORITY)",
+      "default_args: unknown field 'default_args' (Airflow's default_args has no Shoal equivalent: set the fields on each task)",
+      "descripton: unknown field 'descripton' (did you mean 'description'?)",
+    ]);
+  });
+
+  it("gives no hint for a field nothing resembles", () => {
+    expect(unknownFieldMessage("colour", { level: "task", fields: ["code", "command"] })).toBe(
+      "unknown field 'colour'",
+    );
+    expect(unknownFieldMessage("size", { level: "workflow", fields: ["tasks", "params"] })).toBe(
+      "unknown field 'size'",
+    );
+  });
+
+  it.each([
+    ["taskPriority", "did you mean 'priority'?"],
+    ["timeoutNotifyStrategy", "did you mean 'timeoutStrategy'? WARN or FAIL"],
+    ["taskGroupId", "did you mean 'taskGroup'? a task group's name, not an id"],
+    ["localParams", "did you mean 'params'?"],
+    ["priority_weight", "did you mean 'priority'?"],
+    ["queue", "did you mean 'workerGroup'?"],
+    ["pool", "did you mean 'taskGroup'?"],
+    ["execution_timeout", "did you mean 'timeoutSeconds'? in seconds"],
+    ["retires", "did you mean 'retries'?"],
+    ["Command", "did you mean 'command'?"],
+  ])("task field %s → %s", (key, hint) => {
+    const fields = ["code", "type", "upstream", "priority", "retries", "retryIntervalSeconds"];
+    fields.push("timeoutSeconds", "timeoutStrategy", "workerGroup", "params", "taskGroup");
+    fields.push("command");
+    expect(unknownFieldMessage(key, { level: "task", fields })).toContain(`(${hint}`);
+  });
+});
