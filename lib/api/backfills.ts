@@ -119,24 +119,16 @@ async function nominalTimes(
 }
 
 export function backfillView(b: BackfillRecord) {
-  return {
-    id: b.id,
-    workflow: b.workflow,
-    state: b.state,
-    mode: b.mode,
-    parallelism: b.mode === "SERIAL" ? 1 : b.parallelism,
-    priority: b.priority,
+  return backfillSummaryView({
+    ...b,
     total: b.nominalTimes.length,
-    done: b.done,
-    running: b.running.length,
-    failed: b.failed,
-    pending: b.nominalTimes.length - b.next,
-    timezone: b.timezone,
-    firstTime: iso(b.nominalTimes[0]),
-    lastTime: iso(b.nominalTimes[b.nominalTimes.length - 1]),
-    createdAt: iso(b.createdAt),
-    updatedAt: iso(b.updatedAt),
-  };
+    ...(b.nominalTimes.length > 0
+      ? {
+          firstTime: b.nominalTimes[0] as number,
+          lastTime: b.nominalTimes[b.nominalTimes.length - 1] as number,
+        }
+      : {}),
+  });
 }
 
 /** Backfill states, for the list's `state` filter (lib/store/schedules.ts BackfillState). */
@@ -149,8 +141,9 @@ export const BACKFILL_STATES = [
 ] as const satisfies readonly BackfillState[];
 
 /**
- * A list item: {@link backfillView}'s fields, from the list index's summary (which carries the
- * count and first and last of the nominal times instead of the times themselves).
+ * A backfill as the API shows it, from the list index's summary (which carries the count and
+ * first and last of the nominal times instead of the times themselves); {@link backfillView}
+ * builds the same from a whole record.
  */
 function backfillSummaryView(b: BackfillSummary) {
   return {

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../lib/cli/main.js";
+import { runCli } from "../helpers/cli-run.js";
 import { until } from "../helpers/poll.js";
 import {
   api,
@@ -32,16 +32,7 @@ describe("CLI waits in shoal standalone", () => {
   });
 
   /** Runs `shoal --endpoint <standalone> ...args` in-process. */
-  async function shoal(args: string[]) {
-    let stdout = "";
-    let stderr = "";
-    const io = {
-      stdout: { write: (s: string) => (stdout += s), isTTY: false },
-      stderr: { write: (s: string) => (stderr += s) },
-    };
-    const code = await main(["--endpoint", sa.url, ...args], io);
-    return { code, stdout, stderr };
-  }
+  const shoal = (args: string[]) => runCli(args, { endpoint: sa.url });
   const get = async (id: string) => (await api(sa.url, "GET", `/v1/instances/${id}`)).body;
   /** `2/3 done, 1 active, 0 failed` from the API's progress, as the CLI words it. */
   const apiProgress = (p: { done: number; active: number; failed: number; total: number }) =>

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { main } from "../../lib/cli/main.js";
+import { runCli } from "./cli-run.js";
 
 /** One request the stub received. */
 export interface Seen {
@@ -55,14 +55,7 @@ export function useStubApi(): StubApi {
     requests: [],
     reply: () => notFound("no such route"),
     async shoal(args) {
-      let stdout = "";
-      let stderr = "";
-      const io = {
-        stdout: { write: (s: string) => (stdout += s), isTTY: false },
-        stderr: { write: (s: string) => (stderr += s) },
-      };
-      const code = await main(["--endpoint", endpoint, ...args], io);
-      return { code, stdout, stderr };
+      return runCli(args, { endpoint });
     },
     calls: () => stub.requests.map((r) => `${r.method} ${r.path}`),
     sent(i = 0) {

@@ -4,7 +4,6 @@
  * never fired anything stays a 404. A real schedule sweeper decides the fires.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../lib/cli/main.js";
 import {
   apiServer,
   createWorkflow,
@@ -16,6 +15,7 @@ import {
   startApiServer,
   stopApiServer,
 } from "../helpers/api-client.js";
+import { runCli } from "../helpers/cli-run.js";
 import { until } from "../helpers/poll.js";
 
 beforeAll(async () => {
@@ -53,13 +53,9 @@ describe("the fire ledger of a deleted schedule", () => {
     expect(after.body.items[0]).toMatchObject({ decision: "FIRED" });
 
     // The CLI reads it too, and says whose ledger it is.
-    let stdout = "";
-    let stderr = "";
-    const io = {
-      stdout: { write: (t: string) => (stdout += t), isTTY: false },
-      stderr: { write: (t: string) => (stderr += t) },
-    };
-    const code = await main(["--endpoint", apiServer().base, "schedule", "fires", id], io);
+    const { code, stdout, stderr } = await runCli(["schedule", "fires", id], {
+      endpoint: apiServer().base,
+    });
     expect(code).toBe(0);
     expect(stdout).toContain("FIRED");
     expect(stderr).toContain(`schedule ${id} was deleted; its fire ledger is kept`);

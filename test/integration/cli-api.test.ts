@@ -6,7 +6,6 @@
  * field. No pollers run: instances are created by driving the dispatcher by hand (api-engine.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../lib/cli/main.js";
 import {
   apiServer,
   createWorkflow,
@@ -19,6 +18,7 @@ import {
   twoTasks,
 } from "../helpers/api-client.js";
 import { startInstance } from "../helpers/api-engine.js";
+import { runCli } from "../helpers/cli-run.js";
 import { until } from "../helpers/poll.js";
 
 beforeAll(async () => {
@@ -30,16 +30,7 @@ beforeAll(async () => {
 afterAll(stopApiServer);
 
 /** Runs `shoal --endpoint <api> ...args` in-process: exit code and captured output. */
-async function shoal(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s) },
-  };
-  const code = await main(["--endpoint", apiServer().base, ...args], io);
-  return { code, stdout, stderr };
-}
+const shoal = (args: string[]) => runCli(args, { endpoint: apiServer().base });
 
 /** Starts a backfill over `dates` through the API; returns its id. */
 async function backfill(workflow: string, dates: string[]): Promise<string> {

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { main } from "../../lib/cli/main.js";
 import { apiServer, get, startApiServer, stopApiServer } from "../helpers/api-client.js";
+import { runCli } from "../helpers/cli-run.js";
 
 let dir: string;
 
@@ -24,16 +24,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function shoal(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s) },
-  };
-  const code = await main(["--endpoint", apiServer().base, ...args], io);
-  return { code, stdout, stderr };
-}
+const shoal = (args: string[]) => runCli(args, { endpoint: apiServer().base });
 
 async function file(name: string, text: string): Promise<string> {
   const path = join(dir, name);

@@ -27,8 +27,8 @@ import {
   resolveSettings,
 } from "../../lib/cli/cli-config.js";
 import { toConfig } from "../../lib/cli/commands/config.js";
-import { main } from "../../lib/cli/main.js";
 import { detectAwsHost, encodeQuery } from "../../lib/cli/signing.js";
+import { runCli } from "../helpers/cli-run.js";
 
 const ACCESS_KEY = "AKIDEXAMPLE";
 const SECRET_KEY = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
@@ -209,22 +209,13 @@ function staticCredentials(opts: { session?: boolean } = {}): void {
   if (opts.session) vi.stubEnv("AWS_SESSION_TOKEN", SESSION_TOKEN);
 }
 
-/** Runs the CLI in-process; returns exit code and captured output. */
 /** `shoal --endpoint <stub> --auth iam --region eu-west-1 ...args`. */
 function signedShoal(args: string[]) {
   return shoal(["--endpoint", endpoint, "--auth", "iam", "--region", "eu-west-1", ...args]);
 }
 
-async function shoal(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s) },
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
-}
+/** Runs the CLI in-process; returns exit code and captured output. */
+const shoal = (args: string[]) => runCli(args);
 
 function only(): Received {
   expect(state.received).toHaveLength(1);

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { main } from "../../lib/cli/main.js";
+import { runCli } from "../helpers/cli-run.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HAS_WFCOMMONS = existsSync(join(ROOT, "lib/import/wfcommons.ts"));
@@ -233,15 +234,8 @@ beforeEach(() => {
 });
 
 /** Runs the CLI in-process against the stub; returns exit code and captured output. */
-async function shoal(args: string[], opts: { endpoint?: string; tty?: boolean } = {}) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false },
-    stderr: { write: (s: string) => (stderr += s) },
-  };
-  const code = await main(["--endpoint", opts.endpoint ?? endpoint, ...args], io);
-  return { code, stdout, stderr };
+function shoal(args: string[], opts: { endpoint?: string; tty?: boolean } = {}) {
+  return runCli(args, { endpoint: opts.endpoint ?? endpoint, ...(opts.tty ? { tty: true } : {}) });
 }
 
 async function file(name: string, text: string): Promise<string> {
