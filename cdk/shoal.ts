@@ -233,6 +233,8 @@ export class Shoal extends Construct {
       [ENV.instanceRetentionDays]: String(instanceDays),
       // `shoal explain` counts these groups as served (no worker heartbeat from Lambda).
       [ENV.lambdaWorkerGroups]: workerGroups.join(","),
+      // … and this one as served by the ECS service, scaled to 0 while idle.
+      ...(ecsGroup !== undefined ? { [ENV.ecsWorkerGroup]: ecsGroup } : {}),
       NODE_OPTIONS: "--enable-source-maps",
     };
     for (const [logical, env] of Object.entries(TABLE_ENV)) {

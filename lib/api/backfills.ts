@@ -11,7 +11,7 @@ import { conflict, notFound, ShoalError, validationError } from "../core/errors.
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming, fireTimesBetween } from "../core/schedule-time.js";
 import { params, priority } from "../core/schema-parts.js";
-import { isTimeZone } from "../core/time-params.js";
+import { isTimeZone, zoneSuggestion } from "../core/time-params.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY, type RunDeps } from "../engine/scheduling.js";
@@ -70,7 +70,9 @@ async function nominalTimes(
       throw validationError([{ path: "dates", message: "give either dates or from/to, not both" }]);
     }
     if (zone !== undefined && !isTimeZone(zone)) {
-      throw validationError([{ path: "timezone", message: `unknown time zone '${zone}'` }]);
+      const hint = zoneSuggestion(zone);
+      const message = `unknown time zone '${zone}'${hint ? `: ${hint}` : ""}`;
+      throw validationError([{ path: "timezone", message }]);
     }
     times = [...new Set(b.dates.map((d) => Date.parse(d)))].sort((x, y) => x - y);
   } else {

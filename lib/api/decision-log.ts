@@ -4,13 +4,18 @@
  * (`d<n>`) so that `shoal logs --follow` sees a sub-workflow's end line once it comes.
  */
 import { skipCause } from "../core/branches.js";
-import { Dag } from "../core/dag.js";
+import { currentAttemptCandidates } from "../core/current-attempts.js";
 import { decisionLines } from "../core/decision-log.js";
 import { currentAttempt, iso } from "../core/explain-facts.js";
 import { isFinalTaskState } from "../core/model.js";
+import { ParamError } from "../core/params.js";
 import { attemptOf } from "../core/progress.js";
+import type { LoadedDefinition } from "../engine/definitions.js";
+import { taskParams } from "../engine/engine-deps.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
+import { isSecretName, MASK } from "../tasks/render-task.js";
 import type { ApiDeps } from "./deps.js";
+import { instanceDefinition } from "./instance-definition.js";
 
 const TOKEN = /^d(\d{1,7})$/;
 
@@ -45,13 +50,13 @@ export async function decisionLog(
       );
     }
   }
-  const stored = await deps.store.getDefinition(inst.workflow, inst.version);
+  const stored = await instanceDefinition(deps, inst.workflow, inst.version);
   const tasks = stored?.definition.tasks ?? [];
   const index = tasks.findIndex((t) => t.code === record.code);
   const task = tasks[index];
   let lines: DecisionLogPage["lines"] = [];
-  if (task) {
-    const dag = new Dag(tasks);
+  if (task && stored) {
+    const dag = stored.dag;
     const current = attemptOf(inst.progress, index) === record.attempt;
     const ups = dag.upstream[index] ?? [];
     const attempts =
@@ -78,10 +83,37 @@ export async function decisionLog(
         : {}),
       ...(skipped ? { skipped } : {}),
       ...(child ? { childState: child.state } : {}),
+      ...(task.type === "SWITCH" &&
+      currentAttemptCandidates(inst.progress, index).includes(record.attempt)
+        ? switchParams(inst, stored, index, record)
+        : {}),
     }).map((l) => ({ timestamp: iso(l.at), message: l.message }));
   }
   const out = lines.slice(offset, offset + page.limit);
   const next = offset + out.length;
   const more = !isFinalTaskState(record.state) || next < lines.length;
   return { lines: out, ...(more ? { nextToken: `d${next}` } : {}) };
+}
+
+/**
+ * The parameters a SWITCH of the current round decided on, resolved again as the dispatcher
+ * resolved them (the instance's parameters and its upstream tasks' OUT parameters), values of
+ * secret-like names masked (lib/tasks/render-task.ts isSecretName). None when they no longer
+ * resolve.
+ */
+function switchParams(
+  inst: InstanceRecord,
+  def: LoadedDefinition,
+  index: number,
+  record: TaskInstanceRecord,
+): { params?: Record<string, string> } {
+  let params: Record<string, string>;
+  try {
+    params = taskParams(inst, def, index, record.attempt);
+  } catch (e) {
+    if (e instanceof ParamError) return {};
+    throw e;
+  }
+  for (const name of Object.keys(params)) if (isSecretName(name)) params[name] = MASK;
+  return { params };
 }

@@ -1,4 +1,5 @@
 /** What the API handler needs; built once per process (functions/api) or by the tests. */
+import type { DefinitionCache } from "../engine/definitions.js";
 import type { LocalEventBus } from "../events/local-event-bus.js";
 import type { TaskLogs } from "../logs/task-log.js";
 import type { Queues } from "../queue/sqs-queues.js";
@@ -10,6 +11,11 @@ import type { WorkerHeartbeatStore } from "../store/worker-heartbeats.js";
 
 export interface ApiDeps {
   store: Store;
+  /**
+   * Definition versions, cached in the process (versions are immutable): an instance's reads
+   * (`GET` instance, explain, logs, attempts) fetch and unzip its definition once, not per call.
+   */
+  definitions: DefinitionCache;
   queues: Queues;
   logs: TaskLogs;
   /** Task groups (`/v1/task-groups`). */
@@ -33,4 +39,6 @@ export interface ApiDeps {
   queueDepths?: TaskQueueDepths;
   /** Worker groups a Lambda worker serves (AWS): explain counts them served without heartbeat. */
   lambdaWorkerGroups?: readonly string[];
+  /** The worker group the stack's ECS service serves (AWS): explain words its absence so. */
+  ecsWorkerGroup?: string;
 }

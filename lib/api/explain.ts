@@ -4,13 +4,15 @@
  * command, task-group queues, worker heartbeats, queue depths, child instances, dependent items);
  * lib/core/explain.ts decides. Reads only: an explain changes nothing.
  */
-import { Dag } from "../core/dag.js";
+import type { Dag } from "../core/dag.js";
 import { notFound } from "../core/errors.js";
 import {
   type DependentItemFacts,
+  type ExplainAttempt,
   type ExplainFacts,
   explainContext,
   explainInstance,
+  explainReads,
   explainTask,
   instanceHold,
   type NeededFacts,
@@ -29,9 +31,16 @@ import { checkItem } from "../engine/logic-tasks.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
 import type { ApiDeps } from "./deps.js";
 import { json, RESOURCE_ID } from "./http.js";
+import { definitionGone, instanceDefinition } from "./instance-definition.js";
 
 /** Waiters read to find a task's place in its task group's queue. */
 const MAX_QUEUE_SCAN = 1_000;
+
+/**
+ * Up to this many tasks, a task's explanation reads their attempts task by task (one query
+ * each); beyond, one query of every attempt of the instance costs less.
+ */
+const MAX_TASK_QUERIES = 25;
 
 /** Control verbs whose command may wait for the dispatcher, by the states that accept them. */
 function pendingVerbs(inst: InstanceRecord): string[] {
@@ -49,8 +58,11 @@ interface Loaded {
   inst?: InstanceRecord;
 }
 
-/** The instance (or its waiting start command), its definition and records. */
-async function load(deps: ApiDeps, id: string): Promise<Loaded> {
+/**
+ * The instance (or its waiting start command), its definition and the attempts explaining
+ * `index` reads (every attempt when absent: explaining the whole instance).
+ */
+async function load(deps: ApiDeps, id: string, code?: string): Promise<Loaded> {
   if (!RESOURCE_ID.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
   const inst = await deps.store.getInstance(id);
   let start: CommandRecord | undefined;
@@ -59,10 +71,10 @@ async function load(deps: ApiDeps, id: string): Promise<Loaded> {
     if (start?.state !== "PENDING") throw notFound(`instance '${id}' does not exist`);
   }
   const head = (inst ?? start) as InstanceRecord | CommandRecord;
-  const stored = await deps.store.getDefinition(head.workflow, head.version);
-  if (!stored) throw notFound(`workflow '${head.workflow}' v${head.version} no longer exists`);
+  const stored = await instanceDefinition(deps, head.workflow, head.version);
+  if (!stored) throw definitionGone(head.workflow, head.version);
   const tasks = stored.definition.tasks;
-  const dag = new Dag(tasks);
+  const dag = stored.dag;
   const now = deps.now();
   let progress: Progress;
   let pendingCommand: PendingCommand | undefined;
@@ -80,7 +92,6 @@ async function load(deps: ApiDeps, id: string): Promise<Loaded> {
       ...(cmd.notBefore !== undefined ? { notBefore: cmd.notBefore } : {}),
     };
   }
-  const attempts = inst ? await deps.store.listTaskInstances(id) : [];
   const run = start?.run;
   const facts: ExplainFacts = {
     now,
@@ -100,9 +111,35 @@ async function load(deps: ApiDeps, id: string): Promise<Loaded> {
     ...(pendingCommand ? { pendingCommand } : {}),
     tasks,
     upstream: dag.upstream,
-    attempts,
+    attempts: [],
   };
+  if (code !== undefined) {
+    checkName(code, "code");
+    if (dag.indexOf(code) === undefined) {
+      throw notFound(`workflow '${head.workflow}' v${head.version} has no task '${code}'`);
+    }
+  }
+  if (inst)
+    facts.attempts = await readAttempts(
+      deps,
+      id,
+      facts,
+      code === undefined ? undefined : dag.indexOf(code),
+    );
   return { facts, dag, workflow: head.workflow, version: head.version, ...(inst ? { inst } : {}) };
+}
+
+/** The attempts explaining task `index` reads (lib/core/explain.ts explainReads), or all. */
+async function readAttempts(
+  deps: ApiDeps,
+  id: string,
+  facts: ExplainFacts,
+  index: number | undefined,
+): Promise<ExplainAttempt[]> {
+  const reads = index === undefined ? undefined : explainReads(facts, index);
+  if (!reads || reads.size > MAX_TASK_QUERIES) return deps.store.listTaskInstances(id);
+  const codes = [...reads].map((i) => facts.tasks[i]?.code).filter((c) => c !== undefined);
+  return (await Promise.all(codes.map((c) => deps.store.listAttempts(id, c)))).flat();
 }
 
 /** A control command sent at the instance's current revision that the dispatcher has not run. */
@@ -156,7 +193,7 @@ async function enrich(deps: ApiDeps, l: Loaded, needed: NeededFacts): Promise<vo
 
 async function workerGroupFacts(deps: ApiDeps, group: string): Promise<WorkerGroupFacts> {
   const lambda = deps.lambdaWorkerGroups?.includes(group) ?? false;
-  const [heartbeat, queued] = await Promise.all([
+  const [heartbeat, depths] = await Promise.all([
     lambda || !deps.heartbeats ? undefined : deps.heartbeats.getHeartbeat(group),
     deps.queueDepths?.depths(group).catch((e: unknown) => {
       deps.log?.("api: explain could not read queue depths", { group, error: String(e) });
@@ -165,11 +202,21 @@ async function workerGroupFacts(deps: ApiDeps, group: string): Promise<WorkerGro
   ]);
   return {
     ...(lambda ? { lambda } : {}),
+    ...(!lambda && deps.ecsWorkerGroup === group ? { ecs: true } : {}),
     ...(!deps.heartbeats ? { heartbeatsUnknown: true } : {}),
     ...(heartbeat
-      ? { heartbeat: { lastPollAt: heartbeat.lastPollAt, worker: heartbeat.worker } }
+      ? {
+          heartbeat: {
+            lastPollAt: heartbeat.lastPollAt,
+            worker: heartbeat.worker,
+            workers: heartbeat.workers,
+          },
+        }
       : {}),
-    ...(queued !== undefined ? { queued } : {}),
+    ...(depths === "missing" ? { queued: "missing" as const } : {}),
+    ...(depths && depths !== "missing"
+      ? { queued: depths.visible, inFlight: depths.inFlight }
+      : {}),
   };
 }
 
@@ -218,12 +265,8 @@ export async function explainTaskRoute(
   id: string,
   code: string,
 ): Promise<HttpApiResult> {
-  const l = await load(deps, id);
-  checkName(code, "code");
-  const index = l.dag.indexOf(code);
-  if (index === undefined) {
-    throw notFound(`workflow '${l.workflow}' v${l.version} has no task '${code}'`);
-  }
+  const l = await load(deps, id, code);
+  const index = l.dag.indexOf(code) as number;
   await enrich(deps, l, neededFacts(l.facts, [index]));
   return json(200, explainTask(l.facts, index, explainContext(l.facts)));
 }

@@ -11,10 +11,11 @@ import {
   isFinalTaskState,
   isWorkerTaskType,
 } from "../core/model.js";
+import { forceSuccessProgress } from "../core/progress.js";
 import { RUN_TYPES } from "../core/run-type.js";
 import { checkName, parseRunRequest } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
-import type { CommandRecord, InstanceRecord } from "../store/records.js";
+import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import { decisionLog } from "./decision-log.js";
 import type { ApiDeps } from "./deps.js";
 import {
@@ -27,6 +28,7 @@ import {
   query,
   RESOURCE_ID,
 } from "./http.js";
+import { definitionGone, instanceDefinition, taskIndexOf } from "./instance-definition.js";
 import { instanceDetail, instanceSummary, type LogLink, taskInstance } from "./present.js";
 
 function checkInstanceId(id: string): string {
@@ -162,9 +164,10 @@ export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise
 export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiResult> {
   const found = await loadInstance(deps, id);
   if (!isInstance(found)) return json(200, submittedView(found));
+  // The definition from the process's cache: `--wait` polls this every 500 ms.
   const [tasks, stored] = await Promise.all([
     deps.store.listTaskInstances(id),
-    deps.store.getDefinition(found.workflow, found.version),
+    instanceDefinition(deps, found.workflow, found.version),
   ]);
   const codes = stored?.definition.tasks.map((t) => t.code);
   return json(200, instanceDetail(found, tasks, logLink(deps), codes));
@@ -172,7 +175,8 @@ export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiRes
 
 /**
  * @returns the task's index in its definition (the position its progress slot has).
- * @throws ShoalError NotFound when the instance's definition version has no such task.
+ * @throws ShoalError NotFound when the instance's definition version has no such task, or when
+ *   that version can no longer be read ("the definition of … is gone").
  */
 async function knownTask(
   deps: ApiDeps,
@@ -180,22 +184,28 @@ async function knownTask(
   code: string,
 ): Promise<number> {
   checkName(code, "code");
-  const def = await deps.store.getDefinition(inst.workflow, inst.version);
-  const index = def?.definition.tasks.findIndex((t) => t.code === code) ?? -1;
-  if (index < 0) {
-    throw notFound(`workflow '${inst.workflow}' v${inst.version} has no task '${code}'`);
-  }
-  return index;
+  return (await taskIndexOf(deps, inst, code)).index;
 }
 
+/**
+ * GET /v1/instances/{id}/tasks/{code}/attempts → `{items}`, oldest first. The attempts are
+ * records of their own: they are listed even when the definition version is gone.
+ */
 export async function listAttempts(
   deps: ApiDeps,
   id: string,
   code: string,
 ): Promise<HttpApiResult> {
   const inst = await loadInstance(deps, id);
-  await knownTask(deps, inst, code);
-  const attempts = await deps.store.listAttempts(id, code);
+  checkName(code, "code");
+  const [def, attempts] = await Promise.all([
+    instanceDefinition(deps, inst.workflow, inst.version),
+    deps.store.listAttempts(id, code),
+  ]);
+  if (!def && attempts.length === 0) throw definitionGone(inst.workflow, inst.version);
+  if (def && def.dag.indexOf(code) === undefined) {
+    throw notFound(`workflow '${inst.workflow}' v${inst.version} has no task '${code}'`);
+  }
   return json(200, { items: attempts.map((t) => taskInstance(t, logLink(deps))) });
 }
 
@@ -298,6 +308,17 @@ export async function forceSuccess(
   if (!latest) {
     throw conflict(`task '${code}' has not run in the current round of instance '${id}'`);
   }
+  // The dispatcher applies it only to a failed slot of that attempt: refuse what it would ignore
+  // (a paused task whose last attempt failed waits to run again) rather than write a record
+  // the progress contradicts.
+  if (
+    latest.state !== "FORCED_SUCCESS" &&
+    !forceSuccessProgress(found.progress, index, latest.attempt)
+  ) {
+    throw conflict(
+      `task '${code}' is not failed in the current round of instance '${id}' (it waits to run again: recover-failed runs it)`,
+    );
+  }
   const key = { instanceId: id, code, attempt: latest.attempt };
   let task = await deps.store.updateTask(key, ["FAILURE", "KILLED"], {
     state: "FORCED_SUCCESS",
@@ -316,7 +337,19 @@ export async function forceSuccess(
   return json(200, taskInstance(task, logLink(deps)));
 }
 
-/** GET /v1/instances/{id}/tasks/{code}/log → `{lines, nextToken}`. */
+/**
+ * The `nextToken` of a log page for a task that has not started in the current round: read
+ * from the beginning of whichever attempt is current when it comes back (log stores' tokens
+ * belong to one attempt's log, and this one has none yet).
+ */
+export const NOT_STARTED_TOKEN = "start";
+
+/**
+ * GET /v1/instances/{id}/tasks/{code}/log → `{lines, nextToken}`. Without `attempt`, the
+ * current round's attempt (lib/core/current-attempts.ts); a task that has not started in this
+ * round reads as empty, with a `nextToken` while the instance can still run it. Earlier
+ * rounds' attempts stay readable with `attempt`.
+ */
 export async function getLog(
   deps: ApiDeps,
   id: string,
@@ -325,15 +358,41 @@ export async function getLog(
 ): Promise<HttpApiResult> {
   const q = query(event);
   const limit = parseLimit(q.limit, 1000, 10_000);
-  let attempt = parsePositiveInt(q.attempt, "attempt");
+  const asked = parsePositiveInt(q.attempt, "attempt");
+  const nextToken = q.nextToken === NOT_STARTED_TOKEN ? undefined : q.nextToken;
   const inst = await loadInstance(deps, id);
-  await knownTask(deps, inst, code);
+  const index = await knownTask(deps, inst, code);
   const attempts = await deps.store.listAttempts(id, code);
-  const latest = attempts[attempts.length - 1];
-  attempt ??= latest?.attempt ?? 1;
-  const record = attempts.find((a) => a.attempt === attempt);
-  if (!record && latest && attempt <= latest.attempt) {
-    throw notFound(`task '${code}' has no attempt ${attempt}`);
+  const instanceOver = isInstance(inst) && isFinalInstanceState(inst.state);
+  let attempt: number;
+  let record: TaskInstanceRecord | undefined;
+  if (asked === undefined) {
+    record = isInstance(inst)
+      ? currentAttemptCandidates(inst.progress, index)
+          .map((a) => attempts.find((t) => t.attempt === a))
+          .find((t) => t !== undefined)
+      : undefined;
+    if (!record) {
+      // Not started in this round (never an earlier round's log): nothing yet, and a token
+      // while it may still start, so that a follower waits for it. A token is still checked:
+      // one neither this API nor the log store made is a 400.
+      if (nextToken !== undefined && !/^d\d{1,7}$/.test(nextToken)) {
+        const latest = attempts[attempts.length - 1]?.attempt ?? 1;
+        await deps.logs.read(
+          { workflow: inst.workflow, instanceId: id, code, attempt: latest },
+          { nextToken, limit: 1 },
+        );
+      }
+      return json(200, { lines: [], ...(instanceOver ? {} : { nextToken: NOT_STARTED_TOKEN }) });
+    }
+    attempt = record.attempt;
+  } else {
+    attempt = asked;
+    record = attempts.find((a) => a.attempt === attempt);
+    const latest = attempts[attempts.length - 1];
+    if (!record && latest && attempt <= latest.attempt) {
+      throw notFound(`task '${code}' has no attempt ${attempt}`);
+    }
   }
   // Logic tasks write no log and skipped tasks never ran: theirs says what was decided.
   if (
@@ -341,14 +400,19 @@ export async function getLog(
     isInstance(inst) &&
     (record.state === "SKIPPED" || !isWorkerTaskType(record.type))
   ) {
-    return json(200, await decisionLog(deps, inst, record, { limit, nextToken: q.nextToken }));
+    return json(
+      200,
+      await decisionLog(deps, inst, record, {
+        limit,
+        ...(nextToken !== undefined ? { nextToken } : {}),
+      }),
+    );
   }
   const page = await deps.logs.read(
     { workflow: inst.workflow, instanceId: id, code, attempt },
-    { limit, ...(q.nextToken ? { nextToken: q.nextToken } : {}) },
+    { limit, ...(nextToken ? { nextToken } : {}) },
   );
   // While the attempt can still write, a client following the log always gets a token.
-  const instanceOver = isInstance(inst) && isFinalInstanceState(inst.state);
   const finished = record ? isFinalTaskState(record.state) : instanceOver;
   const more = !finished || page.lines.length === limit;
   return json(200, {

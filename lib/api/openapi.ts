@@ -731,6 +731,11 @@ export function openApiDocument(version: string): Json {
               type: "string",
               description: "why the task cannot be rendered: what a run would fail with",
             },
+            hidden: {
+              type: "string",
+              description:
+                "why rendered is absent although a run would render the task: it does not render with its secret parameters replaced by ****",
+            },
           },
         },
         TaskGroupBody: schemaOf(taskGroupSchema),
@@ -819,6 +824,11 @@ export function openApiDocument(version: string): Json {
             change: {
               enum: ["CREATED", "UPDATED", "UNCHANGED"],
               description: "a new workflow, a new version of an existing one, or the same body",
+            },
+            previousReleaseState: {
+              enum: [...RELEASE_STATES],
+              description:
+                "present when the body's releaseState changed the workflow's: the state before",
             },
             warnings: {
               type: "array",

@@ -3,11 +3,12 @@
  * form (lib/tasks/render-task.ts), resolved as the dispatcher resolves them (`taskParams`) and
  * rendered as the worker renders them (`substituteTask`).
  * - `GET /v1/instances/{id}/tasks/{code}/render?attempt=N`: as the task's current attempt (or
- *   attempt N) of that instance ran or would run: its startup parameters, the OUT parameters its
- *   upstream tasks set so far, its base time and zone.
+ *   attempt N, at most the current one + 1, else 404) of that instance ran or would run: its
+ *   startup parameters, the OUT parameters its upstream tasks set so far, its base time and
+ *   zone.
  * - `GET|POST /v1/workflows/{name}/tasks/{code}/render`: as a new run would: the definition's
- *   defaults, plus (POST body or GET query) `params`, `scheduleTime` (the base time; default
- *   now), `timezone` (default the workflow's), `version` (default the latest).
+ *   defaults, plus (POST body or GET query) `params`, `scheduleTime` (the base time, years 1970
+ *   to 9999; default now), `timezone` (default the workflow's), `version` (default the latest).
  */
 import { z } from "zod";
 import { Dag } from "../core/dag.js";
@@ -16,7 +17,7 @@ import type { TaskDefinition, WorkflowDefinition } from "../core/model.js";
 import { ParamError } from "../core/params.js";
 import { attemptOf } from "../core/progress.js";
 import { params as paramsSchema } from "../core/schema-parts.js";
-import { isTimeZone } from "../core/time-params.js";
+import { isTimeZone, timeZoneProblem } from "../core/time-params.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
 import { baseTimeOf, taskParams, zoneOf } from "../engine/engine-deps.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
@@ -29,17 +30,28 @@ import { iso } from "./present.js";
 /** `system.workflow.instance.id` when a workflow task is rendered without an instance. */
 export const NO_INSTANCE_ID = "(new instance)";
 
+/** Earliest and latest schedule time rendered: years 1970 to 9999 (UTC), epoch ms. */
+const SCHEDULE_TIME_RANGE = [0, Date.UTC(10_000, 0, 1) - 1] as const;
+
 /** Body of `POST /v1/workflows/{name}/tasks/{code}/render` (all optional). */
 export const renderSchema = z.strictObject({
   params: paramsSchema.optional(),
   scheduleTime: z.iso
     .datetime({ offset: true, error: "must be an ISO-8601 instant" })
+    // Outside it, `$[yyyy]` and `system.biz.date` have no 4-digit year ("00-11231" for year 0).
+    .refine(
+      (v) => {
+        const t = Date.parse(v); // NaN: the format check above reports it
+        return Number.isNaN(t) || (t >= SCHEDULE_TIME_RANGE[0] && t <= SCHEDULE_TIME_RANGE[1]);
+      },
+      { error: "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z" },
+    )
     .optional()
     .describe("base time of the time parameters (a schedule's nominal time); default now"),
   timezone: z
     .string()
     .max(64)
-    .refine(isTimeZone, { error: "must be an IANA time zone name such as Europe/Paris or UTC" })
+    .refine(isTimeZone, { error: (iss) => timeZoneProblem(String(iss.input)) })
     .optional()
     .describe("zone of the time parameters (a schedule's or backfill's); default the workflow's"),
   version: z
@@ -120,7 +132,14 @@ export async function renderInstanceTask(
   }
   const def = stored.definition;
   const index = taskIndex(def, code, `workflow '${inst.workflow}' version ${inst.version}`);
-  const attempt = attemptAsked ?? attemptOf(inst.progress, index);
+  const current = attemptOf(inst.progress, index);
+  // An attempt that ran or runs now, or the next one (what a retry or recover-failed would run).
+  if (attemptAsked !== undefined && attemptAsked > current + 1) {
+    throw notFound(
+      `task '${code}' of instance '${id}' has no attempt ${attemptAsked}: its current attempt is ${current} (attempts 1 to ${current + 1} can be rendered, ${current + 1} being the next one)`,
+    );
+  }
+  const attempt = attemptAsked ?? current;
   const rendering = renderFor(inst, def, new Dag(def.tasks), index, attempt);
   return json(
     200,

@@ -11,9 +11,11 @@ import { conflict, notFound, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming, nextFireTimes } from "../core/schedule-time.js";
 import { name, params, priority, WORKER_GROUP_PATTERN } from "../core/schema-parts.js";
+import { DEFAULT_ZONE } from "../core/time-params.js";
 import { parseWithSchema } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { shardOf, timingOf } from "../engine/scheduling.js";
+import type { WorkflowHead } from "../store/records.js";
 import type { FireRecord, ScheduleRecord } from "../store/schedules.js";
 import type { ApiDeps } from "./deps.js";
 import {
@@ -36,7 +38,8 @@ export const scheduleSchema = z.strictObject({
   cron: z.string().max(256, { error: "must be at most 256 characters" }).optional(),
   rate: z.string().max(64, { error: "must be at most 64 characters" }).optional(),
   at: isoInstant.optional(),
-  timezone: z.string().max(64).default("UTC"),
+  // Absent: the workflow's `timezone` (latest version), else UTC, stored explicitly (toRecord).
+  timezone: z.string().max(64).optional(),
   startTime: isoInstant.optional(),
   endTime: isoInstant.optional(),
   params: params.default({}),
@@ -70,6 +73,18 @@ export const scheduleSchema = z.strictObject({
 });
 export type ScheduleBody = z.infer<typeof scheduleSchema>;
 
+/**
+ * The zone of a schedule whose body gives none: the `timezone` of the workflow's latest
+ * version, else UTC. Stored with the schedule, so that its cron and its runs' time parameters
+ * (scheduling.ts passes `s.timezone` to every run) are read in one zone, and a later version
+ * of the workflow with another zone does not move a schedule that exists already.
+ */
+async function defaultZone(deps: ApiDeps, head: WorkflowHead | undefined): Promise<string> {
+  if (!head || head.deleted) return DEFAULT_ZONE;
+  const latest = await deps.store.getDefinition(head.name, head.latestVersion);
+  return latest?.definition.timezone ?? DEFAULT_ZONE;
+}
+
 /** The body as a record (timing checked), keeping what a PUT must not change. */
 async function toRecord(
   deps: ApiDeps,
@@ -80,13 +95,14 @@ async function toRecord(
   const b = parseWithSchema(scheduleSchema, asObject(body));
   const ms = (v: string | undefined) => (v === undefined ? undefined : Date.parse(v));
   const now = deps.now();
+  const head = await deps.store.getWorkflowHead(b.workflow);
   const rec: ScheduleRecord = {
     id: base.id,
     workflow: b.workflow,
     ...(b.cron !== undefined ? { cron: b.cron } : {}),
     ...(b.rate !== undefined ? { rate: b.rate } : {}),
     ...(b.at !== undefined ? { at: ms(b.at) as number } : {}),
-    timezone: b.timezone,
+    timezone: b.timezone ?? (await defaultZone(deps, head)),
     ...(b.startTime !== undefined ? { startTime: ms(b.startTime) as number } : {}),
     ...(b.endTime !== undefined ? { endTime: ms(b.endTime) as number } : {}),
     params: b.params,
@@ -107,7 +123,6 @@ async function toRecord(
   };
   const details = checkTiming(timingOf(rec));
   if (details.length > 0) throw validationError(details);
-  const head = await deps.store.getWorkflowHead(rec.workflow);
   if (!head || head.deleted) {
     throw validationError([
       { path: "workflow", message: `workflow '${rec.workflow}' does not exist` },

@@ -54,8 +54,14 @@ export const eventsSchema = z.strictObject({
   Entries: z
     .array(
       z.strictObject({
-        Source: z.string().min(1).max(256),
-        DetailType: z.string().min(1).max(128),
+        Source: z
+          .string()
+          .min(1, { error: "must not be empty" })
+          .max(256, { error: "must be at most 256 characters" }),
+        DetailType: z
+          .string()
+          .min(1, { error: "must not be empty" })
+          .max(128, { error: "must be at most 128 characters" }),
         Detail: z.string().max(256 * 1024, { error: "must be at most 256 KiB" }),
         Resources: z.array(z.string()).max(20).optional(),
         Time: z.iso.datetime({ offset: true }).optional(),

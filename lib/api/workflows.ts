@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import { conflict, type ErrorDetail, notFound, validationError } from "../core/errors.js";
 import { RELEASE_STATES, type ReleaseState, type WorkflowDefinition } from "../core/model.js";
 import { unresolvedParamReferences } from "../core/param-references.js";
+import { pathBack, subWorkflowTargets } from "../core/sub-workflow-cycle.js";
 import { checkName, parseWorkflowDefinition } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { WorkflowHead } from "../store/records.js";
@@ -48,12 +49,18 @@ type WorkflowChange = "CREATED" | "UPDATED" | "UNCHANGED";
  */
 export const MAX_WARNINGS = 100;
 
-/** The PUT response: the contract's fields, `change`, and `warnings` when there are any. */
+/**
+ * The PUT response: the contract's fields, `change`, `warnings` when there are any, and
+ * `previousReleaseState` when the body's `releaseState` changed the workflow's (an UNCHANGED
+ * definition can still take a workflow ONLINE or OFFLINE): optional fields added to the
+ * contract's, so that a client can say so.
+ */
 function putResult(
   h: WorkflowHead,
   createdAt: number,
   change: WorkflowChange,
   warnings: readonly ErrorDetail[],
+  previous?: ReleaseState,
 ) {
   const listed =
     warnings.length <= MAX_WARNINGS
@@ -65,13 +72,32 @@ function putResult(
   return {
     ...headResult(h, createdAt),
     change,
+    ...(previous !== undefined && previous !== h.releaseState
+      ? { previousReleaseState: previous }
+      : {}),
     ...(listed.length > 0 ? { warnings: listed } : {}),
   };
 }
 
-/** SUB_WORKFLOW tasks must name another workflow that exists (400 otherwise, nothing written). */
+/**
+ * SUB_WORKFLOW tasks must name another workflow that exists, and must not close a cycle: a
+ * target whose stored latest version runs `name` again, directly or through others (walked
+ * SUB_WORKFLOW_WALK_DEPTH levels deep, sub-workflow-cycle.ts). 400 at `tasks[i].workflow`
+ * otherwise, nothing written. Two PUTs racing to close one cycle can both pass; the engine's
+ * depth limit then fails the runs.
+ */
 async function checkSubWorkflows(deps: ApiDeps, name: string, def: WorkflowDefinition) {
   const details: Array<{ path: string; message: string }> = [];
+  const read = new Map<string, Promise<string[]>>();
+  const childrenOf = (w: string) => {
+    let children = read.get(w);
+    if (!children) {
+      children = storedTargets(deps, w);
+      read.set(w, children);
+    }
+    return children;
+  };
+  const seen = new Set<string>();
   for (const [i, t] of def.tasks.entries()) {
     if (t.type !== "SUB_WORKFLOW") continue;
     const path = `tasks[${i}].workflow`;
@@ -82,16 +108,35 @@ async function checkSubWorkflows(deps: ApiDeps, name: string, def: WorkflowDefin
     const head = await deps.store.getWorkflowHead(t.workflow);
     if (!head || head.deleted) {
       details.push({ path, message: `workflow '${t.workflow}' does not exist; create it first` });
+      continue;
+    }
+    if (seen.has(t.workflow)) continue; // one message per target
+    seen.add(t.workflow);
+    const back = await pathBack(t.workflow, name, childrenOf);
+    if (back) {
+      details.push({
+        path,
+        message: `sub-workflow cycle: ${[name, ...back].join(" -> ")} (as the other workflows' latest versions stand); its runs would nest until they fail`,
+      });
     }
   }
   if (details.length > 0) throw validationError(details);
 }
 
+/** The workflows the stored latest version of `name` runs as sub-workflows; none when it is gone. */
+async function storedTargets(deps: ApiDeps, name: string): Promise<string[]> {
+  const head = await deps.store.getWorkflowHead(name);
+  if (!head || head.deleted) return [];
+  const stored = await deps.store.getDefinition(name, head.latestVersion);
+  return stored ? subWorkflowTargets(stored.definition.tasks) : [];
+}
+
 /**
  * PUT /v1/workflows/{name}: 201 with a new version, 200 when the body equals the latest. Both
- * carry `change` and, when a `${name}` reference in the definition is something nothing in it
- * can set, `warnings` (param-references.ts): a run's parameters may still set it, so the
- * definition is stored all the same.
+ * carry `change`, `previousReleaseState` when the body's `releaseState` changed the workflow's,
+ * and, when a `${name}` reference in the definition is something nothing in it can set,
+ * `warnings` (param-references.ts): a run's parameters may still set it, so the definition is
+ * stored all the same.
  */
 export async function putWorkflow(
   deps: ApiDeps,
@@ -112,7 +157,10 @@ export async function putWorkflow(
       if (def.releaseState && def.releaseState !== live.releaseState) {
         current = (await deps.store.setReleaseState(name, def.releaseState, now)) ?? live;
       }
-      return json(200, putResult(current, latest.createdAt, "UNCHANGED", warnings));
+      return json(
+        200,
+        putResult(current, latest.createdAt, "UNCHANGED", warnings, live.releaseState),
+      );
     }
     const latestVersion = head?.latestVersion ?? 0;
     // A version number left by a writer that lost the race (or crashed) is skipped, never reused.
@@ -127,8 +175,10 @@ export async function putWorkflow(
       createdAt: live?.createdAt ?? now,
       updatedAt: now,
     };
-    if (await deps.store.putWorkflowHead(next, latestVersion))
-      return json(201, putResult(next, now, live ? "UPDATED" : "CREATED", warnings));
+    if (await deps.store.putWorkflowHead(next, latestVersion)) {
+      const change = live ? "UPDATED" : "CREATED";
+      return json(201, putResult(next, now, change, warnings, live?.releaseState));
+    }
   }
   throw conflict(`workflow '${name}' is being changed concurrently; try again`);
 }

@@ -44,6 +44,12 @@ export const ENV = {
    */
   lambdaWorkerGroups: "SHOAL_LAMBDA_WORKER_GROUPS",
   /**
+   * The worker group the stack's ECS service serves (its `ecsWorkerGroup`; unset without ECS
+   * workers): `shoal explain` says that a queued task scales the service out from zero, rather
+   * than "start one with shoal worker".
+   */
+  ecsWorkerGroup: "SHOAL_ECS_WORKER_GROUP",
+  /**
    * Minutes a worker keeps the work directory of an attempt that did not succeed, for
    * debugging (default 60; 0 removes it at once). A successful attempt's goes when it ends.
    */
@@ -134,6 +140,8 @@ export interface ShoalConfig {
   keepFailedWorkMs: number;
   /** Worker groups served by a Lambda worker (on AWS; empty in standalone). */
   lambdaWorkerGroups: string[];
+  /** The worker group the stack's ECS service serves (on AWS with ECS workers). */
+  ecsWorkerGroup?: string;
 }
 
 /** Resource names derived from a prefix (`shoal` unless set). */
@@ -232,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
       .split(",")
       .map((g) => g.trim())
       .filter((g) => g !== ""),
+    ...(env[ENV.ecsWorkerGroup] ? { ecsWorkerGroup: env[ENV.ecsWorkerGroup] } : {}),
   };
 }
 

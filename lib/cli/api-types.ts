@@ -17,6 +17,8 @@ export interface WorkflowWritten {
   createdAt: string;
   /** `CREATED`, `UPDATED` or `UNCHANGED`; absent from servers older than the field. */
   change?: string;
+  /** The release state before the PUT, present when the body's `releaseState` changed it. */
+  previousReleaseState?: string;
   /** References nothing in the definition can set (`{path, message}`); absent when none. */
   warnings?: Array<{ path: string; message: string }>;
 }
@@ -133,6 +135,8 @@ export interface Instance extends InstanceSummary {
   progress?: InstanceProgress;
   /** 1, then +1 per rerun or recover-failed. */
   runs?: number;
+  /** Why the instance itself failed, when not because of a task (a workflow timeout). */
+  error?: string;
   tasks?: TaskInstance[];
 }
 

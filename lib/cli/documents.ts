@@ -8,6 +8,23 @@ import { CliError } from "./errors.js";
 export interface WorkflowDocument {
   name: string;
   body: Record<string, unknown>;
+  /** Its number in the file, from 1 (empty documents are not counted). */
+  position: number;
+}
+
+/** A document that could not be read, with `FILE (document N): ` before the message. */
+export interface DocumentProblem {
+  position: number;
+  message: string;
+}
+
+/** What a definition file holds: the documents that could be read, and why the others could not. */
+export interface WorkflowFile {
+  documents: WorkflowDocument[];
+  /** One per document that is not a workflow with a name: invalid YAML, not a mapping, no `name`. */
+  problems: DocumentProblem[];
+  /** How many documents the file holds, read or not. */
+  count: number;
 }
 
 /**
@@ -16,14 +33,41 @@ export interface WorkflowDocument {
  */
 const READ_ONLY_FIELDS = ["version", "createdAt"] as const;
 
-/** Reads `file` (`-` = stdin) and returns its workflows in file order. */
-export async function loadWorkflowDocuments(file: string): Promise<WorkflowDocument[]> {
+/**
+ * Reads `file` (`-` = stdin): its workflows in file order, and a problem for each document that
+ * is not one, so that one bad document does not hide the others' problems.
+ * @throws CliError when the file cannot be read, is not JSON (a .json file), or holds nothing.
+ */
+export async function loadWorkflowDocuments(file: string): Promise<WorkflowFile> {
   const text = await readSource(file);
-  const values = parseDocuments(file, text);
-  if (values.length === 0) throw new CliError(`${file}: no workflow definition found`);
+  const label = file === "-" ? "stdin" : file;
+  const values = parseDocuments(label, file, text);
+  if (values.length === 0) throw new CliError(`${label}: no workflow definition found`);
   // The file name only names a workflow when it is unambiguous: a file with one document.
   const fallback = file !== "-" && values.length === 1 ? basename(file, extname(file)) : undefined;
-  return values.map((value, i) => toDocument(file, value, i, values.length, fallback));
+  const out: WorkflowFile = { documents: [], problems: [], count: values.length };
+  for (const [i, value] of values.entries()) {
+    const position = i + 1;
+    const where = values.length > 1 ? `${label} (document ${position})` : label;
+    const read = "yamlError" in value ? value.yamlError : toDocument(value.value, fallback);
+    if (typeof read === "string") {
+      const note = read === MISSING_NAME ? missingNameNote(values.length) : "";
+      out.problems.push({ position, message: `${where}: ${read}${note}` });
+    } else out.documents.push({ ...read, position });
+  }
+  return out;
+}
+
+const MISSING_NAME = "missing top-level `name`";
+
+/**
+ * Why a document needs a `name`: the file holds several, or (one document) it was read from
+ * stdin, which has no file name to fall back on.
+ */
+function missingNameNote(count: number): string {
+  return count > 1
+    ? " (required when a file holds several workflows)"
+    : " (a definition read from stdin has no file name to name it)";
 }
 
 async function readSource(file: string): Promise<string> {
@@ -41,52 +85,48 @@ async function readSource(file: string): Promise<string> {
   }
 }
 
-function parseDocuments(file: string, text: string): unknown[] {
+/** A document's value, or why it is not valid YAML. */
+type Parsed = { value: unknown } | { yamlError: string };
+
+function parseDocuments(label: string, file: string, text: string): Parsed[] {
   if (extname(file).toLowerCase() === ".json") {
     try {
-      return [JSON.parse(text)];
+      return [{ value: JSON.parse(text) }];
     } catch (err) {
-      throw new CliError(`${file}: invalid JSON: ${(err as Error).message}`);
+      throw new CliError(`${label}: invalid JSON: ${(err as Error).message}`);
     }
   }
   const docs = parseAllDocuments(text, { prettyErrors: true });
   if (!Array.isArray(docs)) return []; // an empty stream
-  const values: unknown[] = [];
-  for (const [i, doc] of docs.entries()) {
+  const out: Parsed[] = [];
+  for (const doc of docs) {
     const first = doc.errors[0];
     if (first) {
-      const where = docs.length > 1 ? ` (document ${i + 1})` : "";
-      throw new CliError(`${file}${where}: invalid YAML: ${first.message}`);
+      out.push({ yamlError: `invalid YAML: ${first.message}` });
+      continue;
     }
     const value: unknown = doc.toJS();
     // A stray `---` at the end (or between documents) yields an empty document: skip it.
     if (value === null || value === undefined) continue;
-    values.push(value);
+    out.push({ value });
   }
-  return values;
+  return out;
 }
 
+/** The workflow a document holds, or what is wrong with it. */
 function toDocument(
-  file: string,
   value: unknown,
-  index: number,
-  count: number,
   fallback: string | undefined,
-): WorkflowDocument {
-  const where = count > 1 ? `${file} (document ${index + 1})` : file;
+): Omit<WorkflowDocument, "position"> | string {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new CliError(`${where}: expected a mapping with a workflow definition`);
+    return "expected a mapping with a workflow definition";
   }
   const { name, ...body } = value as Record<string, unknown>;
   for (const field of READ_ONLY_FIELDS) delete body[field];
   if (name !== undefined && (typeof name !== "string" || name === "")) {
-    throw new CliError(`${where}: \`name\` must be a non-empty string`);
+    return "`name` must be a non-empty string";
   }
   const resolved = name ?? fallback;
-  if (resolved === undefined) {
-    throw new CliError(
-      `${where}: missing top-level \`name\` (required when a file holds several workflows)`,
-    );
-  }
+  if (resolved === undefined) return MISSING_NAME;
   return { name: resolved, body };
 }

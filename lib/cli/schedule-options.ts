@@ -87,7 +87,10 @@ export function addScheduleOptions(cmd: Command, defaults: boolean): Command {
     .option("--cron <expr>", "cron: 5 fields, or 6 with seconds first, in --timezone")
     .option("--rate <interval>", 'fixed interval, e.g. "5 minutes" (seconds|minutes|hours|days)')
     .option("--at <iso>", "fire once at this instant", isoInstant)
-    .option("--timezone <zone>", `IANA zone of --cron, e.g. Europe/Paris${dflt("UTC")}`)
+    .option(
+      "--timezone <zone>",
+      `IANA zone of --cron and of the runs' time parameters, e.g. Europe/Paris${dflt("the workflow's timezone, else UTC")}`,
+    )
     .option("--start <iso>", "no fire before this instant", isoInstant)
     .option("--end <iso>", "no fire after this instant", isoInstant)
     .option(

@@ -26,10 +26,12 @@ export interface WaitOptions {
 /**
  * Polls `GET /v1/instances/{id}` every POLL_INTERVAL_MS, showing `STATE  done/total done, N
  * active, N failed` (the API's `progress`) as it changes, until the instance is SUCCESS, FAILURE
- * or STOPPED (a PAUSED instance may be resumed, so the wait goes on). Then prints `STATE in
- * <duration>` and, when tasks failed, their codes.
+ * or STOPPED. A PAUSED instance may be resumed, so the wait goes on: it says so once each time
+ * the instance is paused ("PAUSED: waiting until `shoal resume ID`"). Then prints `STATE in
+ * <duration>`, the instance's own error (a workflow timeout) and, when tasks failed, their codes.
  * @returns the exit code: 0 only for SUCCESS.
- * @throws CliError when `timeoutSeconds` pass first, or the API fails (ApiError, e.g. 404).
+ * @throws CliError when `timeoutSeconds` pass first (worded by the state the instance is in), or
+ * the API fails (ApiError, e.g. 404).
  */
 export async function waitForInstance(
   ctx: CliContext,
@@ -41,6 +43,7 @@ export async function waitForInstance(
   const deadline =
     opts.timeoutSeconds === undefined ? Number.POSITIVE_INFINITY : t0 + opts.timeoutSeconds * 1000;
   const progress = new ProgressWriter(ctx.io.stdout);
+  let paused = false;
   for (;;) {
     const inst = await api.get<Instance>(`/v1/instances/${seg(id)}`);
     const previousRound =
@@ -54,24 +57,53 @@ export async function waitForInstance(
       finalLines(ctx, inst, t0);
       return inst.state === "SUCCESS" ? EXIT.ok : EXIT.error;
     }
+    // Nothing moves until someone resumes it: say so once, not on every poll.
+    if (inst.state === "PAUSED" && !paused) {
+      progress.finish();
+      ctx.out(`PAUSED: waiting until \`shoal resume ${id}\``);
+    }
+    paused = inst.state === "PAUSED";
     const left = deadline - Date.now();
     if (left <= 0) {
       progress.finish();
-      const state = previousRound ? `${inst.state}, the new run not started yet` : inst.state;
       throw new CliError(
-        `timed out after ${opts.timeoutSeconds}s waiting for instance ${id} (state ${state}); ` +
-          `it keeps running (stop it with: shoal stop ${id})`,
+        `timed out after ${opts.timeoutSeconds}s waiting for instance ${id} ` +
+          timeoutTail(id, inst.state, previousRound),
       );
     }
     await sleep(Math.min(POLL_INTERVAL_MS, left));
   }
 }
 
-/** `SUCCESS in 12.3s`, then the failed tasks (or, in a SUCCESS, the failures CONDITIONS handled). */
+/**
+ * What a timed-out wait leaves behind, by the instance's state: `(state RUNNING); it keeps
+ * running (stop it with: shoal stop ID)`, `(state PAUSED); it stays paused (resume it with: …)`.
+ */
+function timeoutTail(id: string, state: string, previousRound: boolean): string {
+  if (previousRound) {
+    return `(state ${state}, the new run not started yet); it starts when the dispatcher takes it (stop it with: shoal stop ${id})`;
+  }
+  switch (state) {
+    case "PAUSED":
+      return `(state PAUSED); it stays paused (resume it with: shoal resume ${id}, or stop it with: shoal stop ${id})`;
+    case "PAUSING":
+      return `(state PAUSING); its running tasks finish, then it stays paused (resume it with: shoal resume ${id})`;
+    case "STOPPING":
+      return `(state STOPPING); its running tasks are being killed`;
+    default:
+      return `(state ${state}); it keeps running (stop it with: shoal stop ${id})`;
+  }
+}
+
+/**
+ * `SUCCESS in 12.3s`, the instance's own error (`reason: the workflow timed out after 2s`),
+ * then the failed tasks (or, in a SUCCESS, the failures CONDITIONS handled).
+ */
 function finalLines(ctx: CliContext, inst: Instance, t0: number): void {
   // Prefer the server's clock; fall back to ours if it has no times yet.
   const took = inst.endedAt ? durationBetween(inst.startedAt ?? inst.createdAt, inst.endedAt) : "-";
   ctx.out(`${inst.state} in ${took === "-" ? formatDuration(Date.now() - t0) : took}`);
+  if (inst.error) ctx.out(`reason: ${inst.error}`);
   const failed = (inst.tasks ?? []).filter((t) => t.state === "FAILURE" || t.state === "KILLED");
   if (failed.length === 0) return;
   const codes = failed.map((t) => t.code).join(", ");

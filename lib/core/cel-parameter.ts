@@ -9,11 +9,17 @@
  * it unchanged (each is delegated to the library's own string overload).
  *
  * Rules (docs/workflows.md "SWITCH"):
- * - A value looks like a number when it is an optional `-`, decimal digits, and optionally `.`
- *   and more digits (`5`, `-12`, `007`, `0.25`). No `+`, exponent, hex, spaces, `,`, `.5`, `5.`,
- *   `Infinity` or `NaN`: those are text.
- * - parameter vs parameter (`<` `<=` `>` `>=` `==` `!=`): as numbers when both look like numbers
- *   (exactly, whatever their length: `"05" == "5.0"`), else as text.
+ * - A value looks like a number when, once the whitespace around it is trimmed (JavaScript's
+ *   `trim()`: the whitespace DolphinScheduler's JavaScript would skip around a pasted value),
+ *   it is an optional `-`, decimal digits, and optionally `.` and more digits (`5`, `-12`,
+ *   `007`, `0.25`, ` 150`, `42\n`). No `+`, exponent, hex, inner spaces, `,`, `.5`, `5.`,
+ *   `Infinity` or `NaN`: those are text, as is the empty value.
+ * - parameter vs parameter, `<` `<=` `>` `>=`: as numbers when both look like numbers (exactly,
+ *   whatever their length), as text when neither does; an error when exactly one does (`rows >
+ *   threshold` with rows "" and threshold "100" would otherwise compare text and silently take
+ *   another branch; DolphinScheduler's pasted `> 100` is a syntax error that fails the task).
+ * - parameter vs parameter, `==` `!=`: as numbers when both look like numbers (`"05" == "5.0"`,
+ *   `" 150" == "150"`), else as the exact text (never an error, as CEL's equality).
  * - parameter vs a quoted string: as text (`rows == "5"`, `day >= "20260101"`).
  * - parameter vs an int or double: as numbers; `<` etc. fail when the value is not a number,
  *   `==` is false, `!=` true (CEL's equality across types).
@@ -33,7 +39,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** Whether `text` is a number in the sense of this module (see the module comment). */
 export function looksNumeric(text: string): boolean {
-  return NUMBER.test(text);
+  return NUMBER.test(text.trim());
 }
 
 /** A parameter's value in a SWITCH condition: its name (for error messages) and its text. */
@@ -46,6 +52,11 @@ export class ParamValue {
   /** Whether the value looks like a number ({@link looksNumeric}). */
   get numeric(): boolean {
     return looksNumeric(this.text);
+  }
+
+  /** The value as a number's text: without the whitespace around it. */
+  get digits(): string {
+    return this.text.trim();
   }
 
   toString(): string {
@@ -92,10 +103,13 @@ function numberOf(p: ParamValue, ast?: unknown): CelNumber {
   if (!p.numeric) {
     throw evalError(`parameter ${p.name} is ${JSON.stringify(shorten(p.text))}, not a number`, ast);
   }
-  if (p.text.includes(".")) return Number(p.text);
-  const n = BigInt(p.text);
+  if (p.digits.includes(".")) return Number(p.digits);
+  const n = BigInt(p.digits);
   if (n < INT64_MIN || n > INT64_MAX) {
-    throw evalError(`parameter ${p.name} (${shorten(p.text)}) is beyond the 64-bit int range`, ast);
+    throw evalError(
+      `parameter ${p.name} (${shorten(p.digits)}) is beyond the 64-bit int range`,
+      ast,
+    );
   }
   return n;
 }
@@ -133,19 +147,38 @@ function textOrder(a: string, b: string): number {
 /** Order of a parameter and a number literal; throws when the parameter is not a number. */
 function numberOrder(p: ParamValue, n: CelNumber, ast: unknown): number {
   if (!p.numeric) numberOf(p, ast); // throws the "not a number" error
-  if (typeof n === "bigint") return compareDecimal(p.text, n.toString());
-  const v = Number(p.text);
+  if (typeof n === "bigint") return compareDecimal(p.digits, n.toString());
+  const v = Number(p.digits);
   return v < n ? -1 : v > n ? 1 : v === n ? 0 : Number.NaN;
 }
 
-function paramOrder(a: ParamValue, b: ParamValue): number {
-  return a.numeric && b.numeric ? compareDecimal(a.text, b.text) : textOrder(a.text, b.text);
+/**
+ * Order of two parameters for `<` `<=` `>` `>=`: numbers when both look like numbers, text when
+ * neither does; throws when exactly one does (text order would be a silent wrong answer).
+ */
+function paramOrder(rel: Relation, a: ParamValue, b: ParamValue, ast?: unknown): number {
+  if (a.numeric && b.numeric) return compareDecimal(a.digits, b.digits);
+  if (a.numeric !== b.numeric) {
+    const [num, text] = a.numeric ? [a, b] : [b, a];
+    throw evalError(
+      `parameter ${text.name} is ${JSON.stringify(shorten(text.text))}, not a number, while parameter ${num.name} is the number ${shorten(num.digits)}: ${rel} needs two numbers or two texts (to compare them as text, write string(${a.name}) ${rel} string(${b.name}))`,
+      ast,
+    );
+  }
+  return textOrder(a.text, b.text);
+}
+
+/** `==` of two parameters: as numbers when both look like numbers, else as the exact text. */
+function paramEquals(a: ParamValue, b: ParamValue): boolean {
+  return a.numeric && b.numeric ? compareDecimal(a.digits, b.digits) === 0 : a.text === b.text;
 }
 
 /** Equality of a parameter and a number literal: false when the parameter is not a number. */
 function numberEquals(p: ParamValue, n: CelNumber): boolean {
   if (!p.numeric) return false;
-  return typeof n === "bigint" ? compareDecimal(p.text, n.toString()) === 0 : Number(p.text) === n;
+  return typeof n === "bigint"
+    ? compareDecimal(p.digits, n.toString()) === 0
+    : Number(p.digits) === n;
 }
 
 // Delegation to the library's own overloads: plain values in `dyn` variables dispatch at run time.
@@ -193,8 +226,8 @@ export function registerParameterType(env: Environment): Environment {
   env.registerType(PARAMETER_TYPE, { ctor: ParamValue, fields: {} });
   const P = PARAMETER_TYPE;
   for (const rel of RELATIONS) {
-    env.registerOperator(`${P} ${rel} ${P}`, (a: ParamValue, b: ParamValue) =>
-      holds(rel, paramOrder(a, b)),
+    env.registerOperator(`${P} ${rel} ${P}`, (a: ParamValue, b: ParamValue, ast?: unknown) =>
+      holds(rel, paramOrder(rel, a, b, ast)),
     );
     env.registerOperator(`${P} ${rel} string`, (a: ParamValue, b: string) =>
       holds(rel, textOrder(a.text, b)),
@@ -212,14 +245,14 @@ export function registerParameterType(env: Environment): Environment {
     }
   }
   // `==` also registers `!=` and the mirrored order.
-  env.registerOperator(`${P} == ${P}`, (a: ParamValue, b: ParamValue) => paramOrder(a, b) === 0);
+  env.registerOperator(`${P} == ${P}`, (a: ParamValue, b: ParamValue) => paramEquals(a, b));
   env.registerOperator(`${P} == string`, (a: ParamValue, b: string) => a.text === b);
   env.registerOperator(`${P} == int`, (a: ParamValue, b: bigint) => numberEquals(a, b));
   env.registerOperator(`${P} == double`, (a: ParamValue, b: number) => numberEquals(a, b));
 
   const same = (a: unknown, b: unknown) =>
     a instanceof ParamValue && b instanceof ParamValue
-      ? paramOrder(a, b) === 0
+      ? paramEquals(a, b)
       : a instanceof ParamValue
         ? typeof b === "string"
           ? a.text === b

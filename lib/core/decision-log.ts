@@ -11,6 +11,7 @@
 import type { SkipCause } from "./branches.js";
 import type { InstanceState, TaskDefinition, TaskState } from "./model.js";
 import { isFinalTaskState } from "./model.js";
+import { conditionReads } from "./switch-expression.js";
 
 /** The part of a task instance record the log is made from. Times are epoch ms. */
 export interface DecidedAttempt {
@@ -35,6 +36,11 @@ export interface DecisionFacts {
   skipped?: SkipCause;
   /** SUB_WORKFLOW: the child instance's state, when it exists. */
   childState?: InstanceState;
+  /**
+   * SWITCH: the parameters as the decision read them, secret-like ones already masked; the
+   * line then says the values its evaluated cases read. Absent: not known (an earlier round).
+   */
+  params?: Readonly<Record<string, string>>;
 }
 
 /** One log line; `at` is epoch ms. */
@@ -154,7 +160,23 @@ function switchLine(f: DecisionFacts, task: Extract<TaskDefinition, { type: "SWI
   if (taken.length > 1) return `SWITCH: → ${next}${skipped}`;
   const i = f.attempt.switchCase;
   const c = i !== undefined && i >= 0 ? task.cases[i] : undefined;
-  if (c) return `SWITCH: case ${i} (\`${c.condition}\`) true → ${next}${skipped}`;
-  if (i === -1) return `SWITCH: no case true → default ${next}${skipped}`;
+  // The cases evaluated: up to the one that was true, or all of them.
+  const read = valuesRead(task.cases.slice(0, c ? (i as number) + 1 : undefined), f.params);
+  if (c) return `SWITCH: case ${i} (\`${c.condition}\`) true → ${next}${skipped}${read}`;
+  if (i === -1) return `SWITCH: no case true → default ${next}${skipped}${read}`;
   return `SWITCH: → ${next}${skipped}`;
+}
+
+/** `; values read: rows = "5", threshold = "100"` (a parameter not set: `x unset`). */
+function valuesRead(
+  cases: ReadonlyArray<{ condition: string }>,
+  params: Readonly<Record<string, string>> | undefined,
+): string {
+  if (!params) return "";
+  const names = [...new Set(cases.flatMap((c) => conditionReads(c.condition)))];
+  if (names.length === 0) return "";
+  const said = names.map((n) =>
+    Object.hasOwn(params, n) ? `${n} = ${JSON.stringify(params[n])}` : `${n} unset`,
+  );
+  return `; values read: ${said.join(", ")}`;
 }

@@ -1,7 +1,8 @@
 /**
  * Explain's answers for tasks the dispatcher has started (slot ACTIVE) and finished ones: where
- * the current attempt is (a task-group queue, a retry interval, a worker group's queue, a worker,
- * a child instance, a dependency check). Part of lib/core/explain.ts; pure.
+ * the current attempt is (a task-group queue, a retry interval, a worker group's queue
+ * (explain-queued.ts), a worker, a child instance, a dependency check). Part of
+ * lib/core/explain.ts; pure.
  */
 import {
   type Decision,
@@ -10,17 +11,10 @@ import {
   iso,
   listed,
 } from "./explain-facts.js";
-import { isFinalTaskState, isWorkerTaskType, PRIORITIES, type TaskDefinition } from "./model.js";
-import { priorityRank } from "./priority.js";
+import { queued } from "./explain-queued.js";
+import { isFinalTaskState, isWorkerTaskType, type TaskDefinition } from "./model.js";
 import { SLOT } from "./progress.js";
 import { retryDelaySeconds } from "./retry.js";
-
-/**
- * A worker group none of whose workers recorded a poll for this long has no worker, ms. Workers
- * record a poll at most once a minute (lib/engine/worker-heartbeat.ts HEARTBEAT_INTERVAL_MS) and
- * long-poll for 20 s, so a live worker's heartbeat is at most ~80 s old.
- */
-export const WORKER_SILENCE_MS = 120_000;
 
 /** A finished attempt (or slot): its end state, time and error. */
 export function finished(a: ExplainAttempt | undefined, slot: string): Decision {
@@ -76,7 +70,7 @@ export function active(
   if (a.state === "NEED_FAULT_TOLERANCE") {
     return {
       reason: "FAILING_OVER",
-      message: `its worker was lost during attempt ${a.attempt}: the dispatcher starts a new attempt`,
+      message: "its worker was lost: the dispatcher starts a new attempt",
       facts: { worker: a.worker, error: a.error },
     };
   }
@@ -86,9 +80,10 @@ export function active(
   if (a.state === "SUBMITTED" && a.taskGroup) return taskGroupWait(f, a);
   const due = dueAt(f, index, task, a);
   if (a.state === "SUBMITTED" && due !== undefined && due > f.now) {
+    // The explanation carries the attempt (`flaky (SUBMITTED, attempt 2): retry due at …`).
     return {
       reason: "RETRY_DUE",
-      message: `retry due at ${iso(due)} (attempt ${a.attempt})`,
+      message: `retry due at ${iso(due)}`,
       facts: { dueAt: iso(due), attempt: a.attempt },
     };
   }
@@ -152,7 +147,7 @@ function running(f: ExplainFacts, task: TaskDefinition, a: ExplainAttempt): Deci
   const since = a.startedAt !== undefined ? ` since ${iso(a.startedAt)}` : "";
   return {
     reason: "RUNNING",
-    message: `running on worker ${a.worker ?? "?"}${since} (attempt ${a.attempt})`,
+    message: `running on worker ${a.worker ?? "?"}${since}`,
     facts: {
       worker: a.worker,
       ...(a.startedAt !== undefined ? { startedAt: iso(a.startedAt) } : {}),
@@ -197,64 +192,5 @@ function taskGroupWait(f: ExplainFacts, a: ExplainAttempt): Decision {
         ...(position !== undefined ? { position } : {}),
       },
     },
-  };
-}
-
-/** A worker task in its worker group's queue. */
-function queued(f: ExplainFacts, a: ExplainAttempt): Decision {
-  const group = a.workerGroup;
-  const g = f.workerGroups?.[group] ?? {};
-  const tier = f.instance.priority;
-  const facts: Record<string, unknown> = { workerGroup: group, tier };
-  const silence = `no worker has polled worker group '${group}' in the last ${WORKER_SILENCE_MS / 1000} s`;
-  if (g.queued === "missing") {
-    // No queue, no worker: a worker's poller would have found (or, in standalone, made) them.
-    return {
-      reason: "NO_WORKER",
-      message: `${silence}: the group has no task queues (a deployed stack makes them only for its workerGroups and ecsWorkerGroup)`,
-      facts: { ...facts, queues: "missing", silenceSeconds: WORKER_SILENCE_MS / 1000 },
-    };
-  }
-  if (g.lambda) facts.servedBy = "lambda";
-  else {
-    facts.servedBy = "workers";
-    if (g.heartbeat) {
-      facts.lastPollAt = iso(g.heartbeat.lastPollAt);
-      facts.lastWorker = g.heartbeat.worker;
-    }
-    const silent =
-      !g.heartbeatsUnknown && (!g.heartbeat || f.now - g.heartbeat.lastPollAt > WORKER_SILENCE_MS);
-    if (silent) {
-      const last = g.heartbeat
-        ? ` (last poll at ${iso(g.heartbeat.lastPollAt)} by ${g.heartbeat.worker})`
-        : "";
-      return {
-        reason: "NO_WORKER",
-        message: `${silence}${last}: start one with shoal worker --group ${group}`,
-        facts: { ...facts, silenceSeconds: WORKER_SILENCE_MS / 1000 },
-      };
-    }
-  }
-  const who = g.lambda ? `the Lambda worker of group '${group}'` : `a worker of group '${group}'`;
-  if (!g.queued) return { reason: "QUEUED", message: `queued for ${who}`, facts };
-  facts.queued = g.queued;
-  const rank = priorityRank(tier);
-  const ahead = PRIORITIES.filter((p) => priorityRank(p) < rank).reduce(
-    (n, p) => n + (g.queued !== "missing" ? (g.queued?.[p] ?? 0) : 0),
-    0,
-  );
-  facts.higherPriorityQueued = ahead;
-  if (ahead > 0) {
-    return {
-      reason: "QUEUED_BEHIND_HIGHER_PRIORITY",
-      message: `queued behind approximately ${ahead} higher-priority task${ahead === 1 ? "" : "s"} in worker group '${group}'`,
-      facts,
-    };
-  }
-  const same = g.queued[tier] ?? 0;
-  return {
-    reason: "QUEUED",
-    message: `queued for ${who}: approximately ${same} task${same === 1 ? "" : "s"} wait at its priority (${tier})`,
-    facts,
   };
 }

@@ -2,6 +2,8 @@
  * The facts `shoal explain` decides from and the shape of its answer (lib/core/explain.ts), with
  * the helpers its parts share. Pure. Times are epoch ms in facts, ISO-8601 in answers.
  */
+
+import { currentAttemptCandidates } from "./current-attempts.js";
 import type { DependResult } from "./dependent.js";
 import type {
   CommandType,
@@ -12,7 +14,7 @@ import type {
   TaskScope,
   TaskState,
 } from "./model.js";
-import { attemptOf, type Progress, SLOT } from "./progress.js";
+import type { Progress } from "./progress.js";
 
 /** Every reason explain gives, roughly in the order it checks them. */
 export const EXPLAIN_REASONS = [
@@ -33,6 +35,7 @@ export const EXPLAIN_REASONS = [
   "TASK_GROUP_FULL",
   "RETRY_DUE",
   "NO_WORKER",
+  "WORKERS_BUSY",
   "QUEUED_BEHIND_HIGHER_PRIORITY",
   "QUEUED",
   "FAILING_OVER",
@@ -86,16 +89,35 @@ export interface PendingCommand {
   notBefore?: number;
 }
 
+/** One worker's last heartbeat: when, and how busy it was then. Times are epoch ms. */
+export interface WorkerBeatFacts {
+  worker: string;
+  at: number;
+  /** Task slots in use (tasks running). */
+  used: number;
+  /** Task slots in all (`--concurrency`). */
+  slots: number;
+  /** Messages received and held for a free slot (prefetched). */
+  held?: number;
+}
+
 /** What is known of one worker group. */
 export interface WorkerGroupFacts {
   /** A Lambda worker serves it (an event source mapping polls; no heartbeat). */
   lambda?: boolean;
+  /** The stack's ECS service serves it (scaled on queue depth, down to 0 tasks when idle). */
+  ecs?: boolean;
   /** No heartbeat store is configured: whether a worker polls is not known. */
   heartbeatsUnknown?: boolean;
-  /** The last poll a worker recorded; absent when none ever did. */
-  heartbeat?: { lastPollAt: number; worker: string };
+  /**
+   * The last heartbeat a worker recorded (absent when none ever did), with each worker's own
+   * (`workers`, live and recently gone; absent from workers older than the per-worker entries).
+   */
+  heartbeat?: { lastPollAt: number; worker: string; workers?: readonly WorkerBeatFacts[] };
   /** Approximate visible messages per tier; "missing": the group has no task queues. */
   queued?: Partial<Record<Priority, number>> | "missing";
+  /** Approximate in-flight messages per tier: received by a worker, not deleted yet. */
+  inFlight?: Partial<Record<Priority, number>>;
 }
 
 /** What is known of one task group. */
@@ -154,19 +176,19 @@ export interface Explanation {
 /** ISO-8601 of epoch ms. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The attempt that holds task `index`'s current state (lib/core/current-attempts.ts rule). */
+/**
+ * The attempt that holds task `index`'s current state: the first of
+ * lib/core/current-attempts.ts `currentAttemptCandidates` that has a record; undefined when the
+ * task has not started in the current round.
+ */
 export function currentAttempt(
   f: Pick<ExplainFacts, "instance" | "tasks" | "attempts">,
   index: number,
   byKey = attemptIndex(f.attempts),
 ): ExplainAttempt | undefined {
-  const slot = f.instance.progress.slots[index];
   const code = f.tasks[index]?.code;
-  if (slot === undefined || slot === SLOT.OUT || slot === SLOT.WAITING || !code) return undefined;
-  const n = attemptOf(f.instance.progress, index);
-  // A worker task stopped by a pause already counts the attempt a resume starts.
-  const candidates = slot === SLOT.PAUSED && n > 1 ? [n, n - 1] : [n];
-  for (const a of candidates) {
+  if (!code) return undefined;
+  for (const a of currentAttemptCandidates(f.instance.progress, index)) {
     const found = byKey.get(`${code}#${a}`);
     if (found) return found;
   }

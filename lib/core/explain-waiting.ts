@@ -43,9 +43,10 @@ function slotState(f: ExplainFacts, i: number, byKey: Map<string, ExplainAttempt
 /**
  * The failure that keeps waiting task `index` from ever running in this round, if any: a direct
  * upstream failed for good, or a waiting upstream is itself blocked. Iterative (a DAG may be
- * 10,000 tasks deep), memoised across calls through `memo`.
+ * 10,000 tasks deep), memoised across calls through `memo`. Which task blocks depends on the
+ * slots only; `byKey` gives its state (else the slot's).
  */
-function blockerOf(
+export function blockerOf(
   f: ExplainFacts,
   index: number,
   byKey: Map<string, ExplainAttempt>,

@@ -8,6 +8,7 @@
  * message changes only when the situation does (`shoal logs --follow` prints it on change).
  */
 
+import { skipCause } from "./branches.js";
 import { active, finished } from "./explain-active.js";
 import {
   attemptIndex,
@@ -19,12 +20,12 @@ import {
   type Explanation,
   iso,
 } from "./explain-facts.js";
-import { type Blocker, skippedMessage, waitingMessage } from "./explain-waiting.js";
+import { type Blocker, blockerOf, skippedMessage, waitingMessage } from "./explain-waiting.js";
 import { isFinalInstanceState, isWorkerTaskType, type TaskDefinition } from "./model.js";
 import { attemptOf, SLOT } from "./progress.js";
 
-export { WORKER_SILENCE_MS } from "./explain-active.js";
 export * from "./explain-facts.js";
+export { ECS_SCALE_OUT_LATE_MS, WORKER_SILENCE_MS } from "./explain-queued.js";
 
 /** What the API has to look up to explain the tasks `indexes`. */
 export interface NeededFacts {
@@ -71,6 +72,30 @@ export function neededFacts(
 }
 
 /**
+ * The tasks whose attempts explaining task `index` reads (by index): the task, its upstream
+ * tasks, the failed task that blocks it when it waits, and the branch task that skipped it. The
+ * API reads only these attempts for a single task (an instance may have thousands).
+ */
+export function explainReads(
+  f: Pick<ExplainFacts, "instance" | "tasks" | "upstream">,
+  index: number,
+): Set<number> {
+  const out = new Set<number>([index, ...(f.upstream[index] ?? [])]);
+  const slots = f.instance.progress.slots;
+  const indexOf = (code: string | undefined) => f.tasks.findIndex((t) => t.code === code);
+  if (slots[index] === SLOT.WAITING) {
+    const facts = { ...f, attempts: [], now: 0 } as ExplainFacts;
+    const b = blockerOf(facts, index, new Map(), new Map());
+    if (b) out.add(indexOf(b.code));
+  } else if (slots[index] === SLOT.SKIPPED) {
+    const cause = skipCause(f.tasks, f.upstream, slots, index);
+    if (cause) out.add(indexOf(cause.by));
+  }
+  out.delete(-1);
+  return out;
+}
+
+/**
  * Why task `index` is where it is.
  * @throws RangeError for an index outside the definition.
  */
@@ -99,6 +124,11 @@ export interface ExplainContext {
   memo: Map<number, Blocker | null>;
 }
 
+/**
+ * The lookups the explanations of one instance share: its attempts by `code#attempt`, and the
+ * blockers found so far. Build it once per set of facts (after `attempts` is final) and pass it
+ * to every {@link explainTask} call on those facts; explainTask builds one when given none.
+ */
 export function explainContext(f: Pick<ExplainFacts, "attempts">): ExplainContext {
   return { byKey: attemptIndex(f.attempts), memo: new Map() };
 }

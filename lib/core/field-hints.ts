@@ -9,12 +9,15 @@
  *   (dolphinscheduler-dao/.../dao/entity/TaskDefinition.java: `name`, `taskType`, `taskParams`,
  *   `taskPriority`, `workerGroup`, `environmentCode`, `failRetryTimes`, `failRetryInterval`,
  *   `timeoutFlag`, `timeoutNotifyStrategy`, `timeout` "unit: minute", `delayTime`,
- *   `taskGroupId`, `taskGroupPriority`); `taskParams` holds `rawScript`, `localParams`,
+ *   `taskGroupId`, `taskGroupPriority`, `version`, `isCache`, `cpuQuota`, `memoryMax`,
+ *   `taskExecuteType`, `projectCode`); `taskParams` holds `rawScript`, `localParams`,
  *   `resourceList`. Units: docs/docs/en/guide/task/appendix.md and the task pages ("Failed
  *   retry interval: … (unit minute)", "Delayed execution time … in minutes").
  * - DolphinScheduler workflow (process) definitions: `ProcessDefinitionController`
  *   create/update parameters (`name`, `description`, `globalParams`, `locations`, `timeout`,
- *   `tenantCode`, `taskRelationJson`, `taskDefinitionJson`, `executionType`).
+ *   `tenantCode`, `taskRelationJson`, `taskDefinitionJson`, `executionType`) and the
+ *   `ProcessDefinition` entity (`projectCode`, `version`). Task types: the `TaskType` names
+ *   (SUB_PROCESS, renamed SUB_WORKFLOW in 3.3 by pull request #16544; PYTHON).
  * - DolphinScheduler 1.x process JSON (docs "task-structure"): `tasks[].preTasks`,
  *   `maxRetryTimes`, `retryInterval` (minutes), `taskInstancePriority`, `runFlag`, `params`
  *   with `rawScript`, `conditionResult`.
@@ -42,9 +45,12 @@ export interface FieldContext {
 
 type Origin = "DolphinScheduler" | "Airflow";
 
-/** A foreign field: the Shoal field it maps to (if any) and what to say about it. */
+/**
+ * A foreign field: the Shoal field it maps to (if any) and what to say about it. Without `from`,
+ * a field of Shoal's answers that a body cannot set.
+ */
 interface ForeignField {
-  from: Origin;
+  from?: Origin;
   shoal?: string;
   note?: string;
 }
@@ -57,6 +63,12 @@ const NAME_IN_PATH =
   "has no Shoal field: the workflow's name is in the path (PUT /v1/workflows/{name}), or a top-level `name` for shoal apply";
 const SCHEDULES =
   "has no Shoal field: schedules are separate (POST /v1/schedules, shoal schedule create)";
+const NUMBERED =
+  "each change of a workflow is a new version of the whole definition, numbered by the API; GET /v1/workflows/{name}?version=N reads one";
+const VERSIONS = `has no Shoal field: ${NUMBERED}`;
+const RESOURCES =
+  "has no Shoal equivalent: a task has the resources of the worker that runs it; pick workers with 'workerGroup'";
+const PROJECTS = "has no Shoal equivalent: Shoal has no projects, workflow names are global";
 
 /** Foreign task fields (see the module comment for the sources). */
 const TASK_FIELDS: Record<string, ForeignField> = {
@@ -105,6 +117,24 @@ const TASK_FIELDS: Record<string, ForeignField> = {
     shoal: "workflow",
     note: "a workflow's name, on a SUB_WORKFLOW task",
   },
+  // DolphinScheduler 3.3's name of processDefinitionCode (pull request #16544).
+  workflowDefinitionCode: {
+    from: DS,
+    shoal: "workflow",
+    note: "a workflow's name, on a SUB_WORKFLOW task",
+  },
+  version: { from: DS, note: VERSIONS },
+  isCache: {
+    from: DS,
+    note: "has no Shoal equivalent: a task runs on every run of its workflow; a SWITCH or CONDITIONS task can skip it",
+  },
+  cpuQuota: { from: DS, note: RESOURCES },
+  memoryMax: { from: DS, note: RESOURCES },
+  taskExecuteType: {
+    from: DS,
+    note: "(BATCH or STREAM) has no Shoal equivalent: every task is a batch task that ends",
+  },
+  projectCode: { from: DS, note: PROJECTS },
   // Airflow
   task_id: { from: AF, shoal: "code" },
   bash_command: { from: AF, shoal: "command" },
@@ -149,6 +179,10 @@ const WORKFLOW_FIELDS: Record<string, ForeignField> = {
   taskDefinitionJson: { from: DS, shoal: "tasks" },
   tenantCode: { from: DS, note: "has no Shoal equivalent: tasks run as the worker's user" },
   locations: { from: DS, note: "(the canvas layout) has no Shoal equivalent" },
+  projectCode: { from: DS, note: PROJECTS },
+  // Shoal's own (GET /v1/workflows/{name} answers them), and DolphinScheduler's `version`.
+  version: { note: `is read-only: ${NUMBERED}` },
+  createdAt: { note: "is read-only: the API sets it when it stores a version" },
   // Airflow
   dag_id: { from: AF, note: NAME_IN_PATH },
   default_args: { from: AF, note: "has no Shoal equivalent: set the fields on each task" },
@@ -170,7 +204,10 @@ function foreignHint(key: string, level: FieldLevel): string | undefined {
   const table = level === "task" ? TASK_FIELDS : WORKFLOW_FIELDS;
   if (!Object.hasOwn(table, key)) return undefined;
   const f = table[key] as ForeignField;
-  if (f.shoal === undefined) return `${f.from}'s ${key} ${f.note ?? "has no Shoal equivalent"}`;
+  if (f.shoal === undefined) {
+    const note = f.note ?? "has no Shoal equivalent";
+    return f.from ? `${f.from}'s ${key} ${note}` : `${key} ${note}`;
+  }
   return `did you mean '${f.shoal}'?${f.note ? ` ${f.note}` : ""}`;
 }
 
@@ -194,6 +231,29 @@ export function unknownFieldHint(key: string, ctx: FieldContext): string | undef
     return `did you mean '${elsewhere}'? only ${listTypes(ctx.fieldTypes?.get(elsewhere) ?? [])} tasks have it`;
   }
   return undefined;
+}
+
+/**
+ * DolphinScheduler task types whose Shoal type has another name, or none (DolphinScheduler's
+ * `TaskType`: SUB_PROCESS was renamed SUB_WORKFLOW in 3.3).
+ */
+const FOREIGN_TYPES: Record<string, string> = {
+  SUB_PROCESS: "did you mean SUB_WORKFLOW? DolphinScheduler's SUB_PROCESS",
+  PYTHON:
+    "DolphinScheduler's PYTHON has no Shoal type: run the script from a SHELL task, e.g. python3 script.py",
+};
+
+/**
+ * The hint for a task `type` that is not one of `types`: the type it is closest to ("did you mean
+ * SHELL?" for `SHEL` or `shell`, closest-name.ts) or what a DolphinScheduler type is in Shoal;
+ * undefined when `value` is missing, not a string, or like nothing.
+ */
+export function taskTypeHint(value: unknown, types: readonly string[]): string | undefined {
+  if (typeof value !== "string" || value === "") return undefined;
+  const upper = value.toUpperCase();
+  if (Object.hasOwn(FOREIGN_TYPES, upper)) return FOREIGN_TYPES[upper];
+  const close = closestName(value, types);
+  return close ? `did you mean ${close}?` : undefined;
 }
 
 /** "unknown field 'k'", with its hint in parentheses when there is one. */

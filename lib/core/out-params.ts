@@ -32,9 +32,14 @@ function bytes(s: string): number {
 
 /**
  * Every `${setValue(name=value)}` / `#{setValue(name=value)}` in `line`, in order. The name is
- * the text before the first `=` (trimmed), the value everything after it up to the next `)}`
- * (so a value may contain `)` or `}` but not `)}`, and cannot span lines). Forms without `=`
- * or without `)}` are ignored. Names are not validated here (OutParams.set does).
+ * the text before the first `=`, the value everything after it up to the next `)}` (so a value
+ * may contain `)` or `}` but not `)}`, and cannot span lines); both are trimmed of the
+ * whitespace around them (`trim()`), so `${setValue(rows = 150)}` and the padding of BSD
+ * `wc -l` give "150". DolphinScheduler 3.2's TaskOutputParameterParser keeps name and value as
+ * printed (`split("=", 2)`), but then pastes the value into the text that uses it (a script, a
+ * SWITCH's JavaScript), where the spaces around it vanish; Shoal passes values as data, so it
+ * drops them here. Forms without `=` or without `)}` are ignored. Names are not validated here
+ * (OutParams.set does).
  */
 export function parseSetValues(line: string): SetValue[] {
   const found: SetValue[] = [];
@@ -45,7 +50,7 @@ export function parseSetValues(line: string): SetValue[] {
     if (close < 0) break;
     const body = line.slice(from, close);
     const eq = body.indexOf("=");
-    if (eq >= 0) found.push({ name: body.slice(0, eq).trim(), value: body.slice(eq + 1) });
+    if (eq >= 0) found.push({ name: body.slice(0, eq).trim(), value: body.slice(eq + 1).trim() });
     START.lastIndex = close + 2;
   }
   return found;

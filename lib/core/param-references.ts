@@ -6,13 +6,16 @@
  * an HTTP URL, header values and body; a LAMBDA payload; a STEP_FUNCTIONS input and execution
  * name; and every parameter value, SUB_WORKFLOW params included) whose name is not a global
  * parameter, a local parameter of the task, a built-in (time-params.ts `builtinParams`), or an
- * OUT parameter of one of the task's ancestors (out-params.ts). A run's startup parameters can
- * still set any name, so these are warnings, never errors. Pure.
+ * OUT parameter of one of the task's ancestors (out-params.ts). The parameters a SWITCH
+ * condition reads (switch-expression.ts `conditionReads`: `rows`, `params["system.biz.date"]`)
+ * are checked the same way, except those it tests for (`"x" in params`). A run's startup
+ * parameters can still set any name, so these are warnings, never errors. Pure.
  */
 import { closestName } from "./closest-name.js";
 import { Dag } from "./dag.js";
 import type { ErrorDetail } from "./errors.js";
 import type { TaskDefinition, WorkflowDefinition } from "./model.js";
+import { conditionReads, conditionTests } from "./switch-expression.js";
 
 /** The names `builtinParams` sets for a task (DolphinScheduler's basic built-in parameters). */
 export const BUILTIN_PARAM_NAMES: readonly string[] = [
@@ -165,11 +168,12 @@ function isShellName(name: string, own: ReadonlySet<string>, known: ReadonlySet<
 
 /**
  * The `${name}` references of `def` that nothing in it can set, one warning per name and
- * field, in body order (global parameters, then each task's fields). A task below an ancestor
- * whose OUT names cannot be known is not checked; a global parameter's value is checked
- * against the names any task could see (it is resolved for each task).
+ * field, in body order (global parameters, then each task's fields), and likewise the
+ * parameters SWITCH conditions read (a name that is missing fails the task at run time). A
+ * task below an ancestor whose OUT names cannot be known is not checked; a global parameter's
+ * value is checked against the names any task could see (it is resolved for each task).
  * @returns details `{path, message}`, path = the field holding the reference
- *   (`tasks[2].command`, `tasks[0].headers.x-id`, `params.path`).
+ *   (`tasks[2].command`, `tasks[0].headers.x-id`, `params.path`, `tasks[3].cases[0].condition`).
  */
 export function unresolvedParamReferences(def: WorkflowDefinition): ErrorDetail[] {
   const tasks = def.tasks;
@@ -205,6 +209,14 @@ export function unresolvedParamReferences(def: WorkflowDefinition): ErrorDetail[
     const hint = close ? ` (did you mean \${${close}}?)` : "";
     return `\${${name}} is not a global, local or built-in parameter, nor an OUT parameter of an upstream task${where}; unless the run's parameters set it, ${effect}${hint}`;
   };
+  /** The same for a parameter a SWITCH condition reads (a CEL variable, not a `${…}`). */
+  const conditionMessage = (name: string, known: ReadonlySet<string>, self: number): string => {
+    const other = setter(name, new Set([self]));
+    const where = other ? ` (task '${other}' sets it, but is not upstream of this task)` : "";
+    const close = closestName(name, known);
+    const hint = close ? ` (did you mean ${close}?)` : "";
+    return `${name} is not a global, local or built-in parameter, nor an OUT parameter of an upstream task${where}; unless the run's parameters set it, the SWITCH fails when it evaluates this case${hint}`;
+  };
 
   /** `self`: the task whose field it is (its own OUT parameters only reach its downstream). */
   const check = (
@@ -239,7 +251,8 @@ export function unresolvedParamReferences(def: WorkflowDefinition): ErrorDetail[
   for (const [i, task] of tasks.entries()) {
     const from = inherited[i] as Inherited;
     const fields = substitutedFields(task, i).filter((f) => f.text.includes("${"));
-    if (from.unknowable || fields.length === 0) continue;
+    const cases = task.type === "SWITCH" ? task.cases : [];
+    if (from.unknowable || (fields.length === 0 && cases.length === 0)) continue;
     const known = new Set([
       ...BUILTIN_PARAM_NAMES,
       ...global,
@@ -249,6 +262,16 @@ export function unresolvedParamReferences(def: WorkflowDefinition): ErrorDetail[
     const shell = task.type === "SHELL" ? shellOwnNames(task.command) : undefined;
     for (const field of fields) {
       check(field, known, i, field.path === `tasks[${i}].command` ? shell : undefined);
+    }
+    for (const [j, c] of cases.entries()) {
+      const tested = new Set(conditionTests(c.condition));
+      for (const name of conditionReads(c.condition)) {
+        if (known.has(name) || tested.has(name)) continue;
+        warnings.push({
+          path: `tasks[${i}].cases[${j}].condition`,
+          message: conditionMessage(name, known, i),
+        });
+      }
     }
   }
   return warnings;

@@ -30,6 +30,7 @@
 import { type CronExpression, CronExpressionParser } from "cron-parser";
 import { IANAZone } from "luxon";
 import type { ErrorDetail } from "./errors.js";
+import { isTimeZone, zoneSuggestion } from "./time-params.js";
 
 /** How a schedule is timed (the API's schedule fields, with instants as epoch ms). */
 export interface ScheduleTiming {
@@ -460,9 +461,12 @@ export function checkTiming(t: ScheduleTiming): ErrorDetail[] {
   if (t.at !== undefined && !isInstant(t.at)) {
     details.push({ path: "at", message: "at is not a valid instant" });
   }
+  // Stricter than what compile() accepts: stored zones keep working (time-params isTimeZone).
   const zone = t.timezone ?? "UTC";
-  if (!isIanaZone(zone)) {
-    details.push({ path: "timezone", message: `unknown time zone '${String(zone)}'` });
+  if (typeof zone !== "string" || !isTimeZone(zone)) {
+    const hint = typeof zone === "string" ? zoneSuggestion(zone) : undefined;
+    const message = `unknown time zone '${String(zone)}'${hint ? `: ${hint}` : ""}`;
+    details.push({ path: "timezone", message });
   }
   for (const key of ["startTime", "endTime", "anchor"] as const) {
     if (t[key] !== undefined && !isInstant(t[key])) {

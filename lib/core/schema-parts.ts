@@ -34,6 +34,20 @@ export const LIMITS = {
 export const name = z.string().regex(NAME_PATTERN, {
   error: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
 });
+/**
+ * A number where a task code (or a reference to one) is expected: DolphinScheduler's task codes
+ * are numbers, Shoal's are names. Other type problems keep the plain wording (schema-messages.ts).
+ */
+const numericCode = (issue: { input?: unknown }) =>
+  typeof issue.input === "number"
+    ? "must be a string (DolphinScheduler's numeric task codes: use the task's name)"
+    : undefined;
+/** A task's `code`, or a reference to one (`upstream`, branch targets): a {@link name}. */
+export const taskCode = z.string({ error: numericCode }).regex(NAME_PATTERN, {
+  error: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+});
+/** A reference to a task code checked against the definition later (`upstream`). */
+export const taskCodeRef = z.string({ error: numericCode });
 export const priority = z.enum(PRIORITIES, { error: `must be one of ${PRIORITIES.join(", ")}` });
 export const paramName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]{0,127}$/, {
   error: "parameter names must match ^[A-Za-z_][A-Za-z0-9_.]{0,127}$",
@@ -49,6 +63,13 @@ export const params = z
   .record(
     paramName,
     z.string({ error: "parameter values must be strings" }).pipe(bytes(LIMITS.paramValueBytes)),
+    {
+      // Other inputs get the plain "must be a map of name: value" (schema-messages.ts).
+      error: (issue) =>
+        Array.isArray(issue.input)
+          ? "must be a map of name: value (DolphinScheduler's localParams list of {prop, value} becomes {prop: value})"
+          : undefined,
+    },
   )
   .refine((p) => Object.keys(p).length <= LIMITS.paramCount, {
     error: `at most ${LIMITS.paramCount} parameters`,

@@ -188,6 +188,31 @@ export function conditionReads(condition: string): string[] {
   return [...new Set(reads.filter((name) => !bound.has(name) && name !== "cel"))];
 }
 
+/**
+ * The parameter names a condition tests for: `"rows" in params` and `has(params.rows)`. A
+ * condition that tests a name may read it only when it is there (`"x" in params && params.x ==
+ * "1"`), so a name nothing sets is no mistake in it. Empty when the condition does not parse.
+ */
+export function conditionTests(condition: string): string[] {
+  const parsed = parseChecked(condition);
+  if (typeof parsed === "string") return [];
+  const tests: string[] = [];
+  const stack = [parsed];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.op === "in" && isParamsMap(node.args[1])) {
+      const key = node.args[0];
+      if (key.op === "value" && typeof key.args === "string") tests.push(key.args);
+    } else if (node.op === "call" && node.args[0] === "has") {
+      const field = node.args[1][0];
+      if (field?.op === "." && isParamsMap(field.args[0]) && typeof field.args[1] === "string") {
+        tests.push(field.args[1]);
+      }
+    }
+    stack.push(...children(node));
+  }
+  return [...new Set(tests)];
+}
+
 function isParamsMap(node: ASTNode): boolean {
   return node.op === "id" && node.args === PARAMS_MAP;
 }

@@ -6,10 +6,12 @@
  */
 import { z } from "zod";
 import { DEPENDENT_DATE_VALUES } from "./dependent.js";
+import { taskTypeHint } from "./field-hints.js";
 import { checkJsonPath } from "./json-path.js";
 import { TASK_TYPES, type TaskType, TIMEOUT_STRATEGIES } from "./model.js";
 import { OUT_LIMITS } from "./out-params.js";
 import { RETRY_BACKOFFS } from "./retry.js";
+import { PARSE_OPTIONS } from "./schema-messages.js";
 import {
   bytes,
   LIMITS,
@@ -19,13 +21,15 @@ import {
   priority,
   seconds,
   TOO_LARGE,
+  taskCode,
+  taskCodeRef,
   WORKER_GROUP_PATTERN,
 } from "./schema-parts.js";
 import { checkSwitchExpression } from "./switch-expression.js";
 
 const taskBase = {
-  code: name,
-  upstream: z.array(z.string()).max(LIMITS.upstream).default([]),
+  code: taskCode,
+  upstream: z.array(taskCodeRef).max(LIMITS.upstream).default([]),
   priority: priority.default("MEDIUM"),
   retries: z
     .number()
@@ -232,7 +236,7 @@ const stepFunctionsTask = z.strictObject({
 
 const DEPENDENT_CYCLES = ["hour", "day", "week", "month"] as const;
 
-const codeList = z.array(name).max(LIMITS.upstream).default([]);
+const codeList = z.array(taskCode).max(LIMITS.upstream).default([]);
 
 const conditionsTask = z.strictObject({
   ...taskBase,
@@ -251,12 +255,12 @@ const switchTask = z.strictObject({
           const problem = checkSwitchExpression(expr);
           if (problem) ctx.addIssue({ code: "custom", message: problem });
         }),
-        next: name,
+        next: taskCode,
       }),
     )
     .min(1, { error: "a SWITCH task needs at least one case" })
     .max(100, { error: "at most 100 cases" }),
-  defaultNext: name.optional(),
+  defaultNext: taskCode.optional(),
 });
 
 const subWorkflowTask = z.strictObject({
@@ -268,7 +272,7 @@ const subWorkflowTask = z.strictObject({
 const dependentItem = z
   .strictObject({
     workflow: name,
-    task: name.optional(),
+    task: taskCode.optional(),
     cycle: z.enum(DEPENDENT_CYCLES, { error: `must be one of ${DEPENDENT_CYCLES.join(", ")}` }),
     dateValue: z.string(),
   })
@@ -307,6 +311,18 @@ const dependentTask = z.strictObject({
 
 /** "SHELL, HTTP, …, SUB_WORKFLOW or DEPENDENT": every type, in TASK_TYPES order. */
 const TYPE_LIST = `${TASK_TYPES.slice(0, -1).join(", ")} or ${TASK_TYPES.at(-1)}`;
+
+/**
+ * The message of a task the union cannot take: "must be an object" when it is not one (`null`,
+ * a string), else the rule of `type` with a hint when the value is close to a type ("did you
+ * mean SHELL?" for `SHEL` or `shell`) or is a DolphinScheduler type (field-hints.ts).
+ */
+function taskUnionMessage(issue: { code?: string; input?: unknown }): string {
+  if (issue.code === "invalid_type") return "must be an object";
+  const type = (issue.input as { type?: unknown } | undefined)?.type;
+  const hint = taskTypeHint(type, TASK_TYPES);
+  return `type must be ${TYPE_LIST}${hint ? ` (${hint})` : ""}`;
+}
 
 /** The fields of each task type, as its schema accepts them (for the hints of field-hints.ts). */
 export const TASK_TYPE_FIELDS: Readonly<Record<TaskType, readonly string[]>> = {
@@ -379,11 +395,11 @@ export const taskSchema = z
       subWorkflowTask,
       dependentTask,
     ],
-    { error: `type must be ${TYPE_LIST}` },
+    { error: taskUnionMessage },
   )
   .superRefine(
     (value, ctx) => {
-      const parsed = untypedTask.safeParse(value);
+      const parsed = untypedTask.safeParse(value, PARSE_OPTIONS);
       for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ ...issue });
     },
     { when: (payload) => isUntypedTask(payload.value) },

@@ -16,17 +16,18 @@ import {
   type TaskDefinition,
   type WorkflowDefinition,
 } from "./model.js";
+import { PARSE_OPTIONS } from "./schema-messages.js";
 import {
   LIMITS,
   NAME_PATTERN,
-  name,
   params,
   priority,
   seconds,
   TOO_LARGE,
+  taskCode,
   WORKER_GROUP_PATTERN,
 } from "./schema-parts.js";
-import { isTimeZone } from "./time-params.js";
+import { isTimeZone, timeZoneProblem } from "./time-params.js";
 import { fieldsOfOtherTypes, TASK_TYPE_FIELDS, taskSchema } from "./validate-tasks.js";
 
 export { LIMITS, NAME_PATTERN, WORKER_GROUP_PATTERN } from "./schema-parts.js";
@@ -42,7 +43,7 @@ export const workflowSchema = z.strictObject({
   timezone: z
     .string()
     .max(64)
-    .refine(isTimeZone, { error: "must be an IANA time zone name such as Europe/Paris or UTC" })
+    .refine(isTimeZone, { error: (iss) => timeZoneProblem(String(iss.input)) })
     .optional(),
   params: params.default({}),
   tasks: z
@@ -56,7 +57,7 @@ export const runSchema = z.strictObject({
   params: params.default({}),
   priority: priority.optional(),
   startTasks: z
-    .array(name)
+    .array(taskCode)
     .min(1, { error: "must name at least one task" })
     .max(LIMITS.tasks, { error: `at most ${LIMITS.tasks} start tasks`, ...TOO_LARGE })
     .refine((codes) => codes.reduce((n, c) => n + c.length + 3, 0) <= LIMITS.startTasksBytes, {
@@ -132,11 +133,12 @@ function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): Sho
 }
 
 /**
- * Parses a body with a zod schema.
+ * Parses a body with a zod schema, in plain words (schema-messages.ts: "is required", "must be
+ * a string").
  * @throws ShoalError 400 listing every problem at its path, or 413 when all are size limits.
  */
 export function parseWithSchema<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
+  const parsed = schema.safeParse(body, PARSE_OPTIONS);
   if (!parsed.success) throw schemaError(parsed.error);
   return parsed.data;
 }
@@ -147,7 +149,7 @@ export function parseWithSchema<T>(schema: z.ZodType<T>, body: unknown): T {
  * @throws ShoalError ValidationError listing every problem (path + rule).
  */
 export function parseWorkflowDefinition(body: unknown): WorkflowDefinition {
-  const parsed = workflowSchema.safeParse(body);
+  const parsed = workflowSchema.safeParse(body, PARSE_OPTIONS);
   if (!parsed.success) {
     throw schemaError(parsed.error, (path, key) =>
       unknownFieldMessage(key, definitionFieldContext(body, path)),
@@ -219,7 +221,7 @@ export function checkGraph(tasks: readonly TaskDefinition[]): ErrorDetail[] {
  * @throws ShoalError ValidationError (unknown start task, bad field).
  */
 export function parseRunRequest(body: unknown, def: WorkflowDefinition): RunRequest {
-  const parsed = runSchema.safeParse(body ?? {});
+  const parsed = runSchema.safeParse(body ?? {}, PARSE_OPTIONS);
   if (!parsed.success) throw schemaError(parsed.error);
   const run = parsed.data as RunRequest;
   const codes = new Set(def.tasks.map((t) => t.code));

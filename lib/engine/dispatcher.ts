@@ -37,7 +37,12 @@ import type { EngineDeps } from "./engine-deps.js";
 import { haltActive } from "./halts.js";
 import { notifyParent, recordSkipped, releaseGroups } from "./instance-effects.js";
 import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
-import { finishLogicRecord, LOGIC_CHECK_TIMER, runLogicTask } from "./logic-tasks.js";
+import {
+  finishLogicRecord,
+  LOGIC_CHECK_TIMER,
+  recordLogicRetry,
+  runLogicTask,
+} from "./logic-tasks.js";
 import { isLiveOutcome, publishChanges } from "./state-change-events.js";
 import { dispatchTasks } from "./task-dispatch.js";
 
@@ -203,9 +208,9 @@ export class Dispatcher {
       case "START_WORKFLOW":
       case "SCHEDULED":
       case "BACKFILL":
-        if (!(await this.deps.definitions.get(cmd.workflow, cmd.version))) {
+        if (!(await this.startable(cmd))) {
           // The workflow was deleted after the run was accepted: nothing can start.
-          this.deps.log?.("dispatcher: run dropped, its definition is gone", {
+          this.deps.log?.("dispatcher: run dropped, its workflow was deleted", {
             commandId,
             workflow: cmd.workflow,
           });
@@ -223,6 +228,20 @@ export class Dispatcher {
       default:
         this.deps.log?.("dispatcher: unsupported command", { commandId, type: cmd.type });
     }
+  }
+
+  /**
+   * Whether a start command may (still) start its run: its definition version exists and the
+   * workflow was not deleted meanwhile (a deleted workflow keeps its versions for the instances
+   * that ran them, so the head decides). An unfinished instance prevents a delete, so a start
+   * being redone after a crash always finds its workflow.
+   */
+  private async startable(cmd: CommandRecord): Promise<boolean> {
+    const [def, head] = await Promise.all([
+      this.deps.definitions.get(cmd.workflow, cmd.version),
+      this.deps.store.getWorkflowHead(cmd.workflow),
+    ]);
+    return def !== undefined && head !== undefined && !head.deleted;
   }
 
   private async startInstance(cmd: CommandRecord): Promise<void> {
@@ -456,10 +475,14 @@ export class Dispatcher {
       const now: TaskOutcome[] = await dispatchTasks(this.deps, next, def, worker);
       for (const o of logic) {
         if (o.delaySeconds > 0) {
-          // A logic task's retry waits its interval on a timer, then is decided again.
+          // A logic task's retry waits its interval on a timer, then is decided again; its
+          // attempt is written first, so that the instance shows it waiting.
+          const dueAt = this.deps.now() + o.delaySeconds * 1000;
+          const task = def.definition.tasks[o.index] as TaskDefinition;
+          await recordLogicRetry(this.deps, next, task, o.attempt, dueAt);
           await this.deps.timers.putTimer({
             id: `check:${next.instanceId}:${def.dag.codes[o.index]}:${o.attempt}`,
-            dueAt: this.deps.now() + o.delaySeconds * 1000,
+            dueAt,
             kind: LOGIC_CHECK_TIMER,
             instanceId: next.instanceId,
             code: def.dag.codes[o.index] as string,

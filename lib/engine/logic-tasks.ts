@@ -113,12 +113,47 @@ async function record(
     ...extra,
   };
   if (await deps.store.putTaskInstance(item)) return;
-  if (!final) return; // already running: nothing to change
+  if (!final) {
+    // A retry written SUBMITTED while it waited (recordLogicRetry) starts now; one already
+    // running is left as it is.
+    await deps.store.updateTask(
+      { instanceId: inst.instanceId, code: task.code, attempt },
+      ["SUBMITTED"],
+      { state: "RUNNING", startedAt: now, worker: DISPATCHER_WORKER, ...extra },
+    );
+    return;
+  }
   await deps.store.updateTask(
     { instanceId: inst.instanceId, code: task.code, attempt },
     ["SUBMITTED", "DISPATCHED", "RUNNING"],
     { state, endedAt: now, ...extra },
   );
+}
+
+/**
+ * The attempt of a logic task that waits for its retry interval (on a timer, not in a queue),
+ * written SUBMITTED with its `dueAt` (epoch ms) so that the instance shows it waiting, as a
+ * worker task's delayed retry is shown. Idempotent (`attribute_not_exists`).
+ */
+export async function recordLogicRetry(
+  deps: EngineDeps,
+  inst: InstanceRecord,
+  task: TaskDefinition,
+  attempt: number,
+  dueAt: number,
+): Promise<void> {
+  await deps.store.putTaskInstance({
+    instanceId: inst.instanceId,
+    workflow: inst.workflow,
+    code: task.code,
+    attempt,
+    type: task.type,
+    state: "SUBMITTED",
+    priority: task.priority,
+    workerGroup: task.workerGroup,
+    submittedAt: deps.now(),
+    dueAt,
+  });
 }
 
 /** Finishes a logic task's record when its outcome arrives later (sub-workflow, dependent). */
@@ -311,7 +346,9 @@ export async function runDependent(
     });
     return { ...order, state: "FAILURE" };
   }
-  if (!existing) await record(deps, inst, task, order.attempt, "RUNNING");
+  if (!existing || existing.state === "SUBMITTED") {
+    await record(deps, inst, task, order.attempt, "RUNNING");
+  }
   await deps.timers.putTimer({
     id: `check:${inst.instanceId}:${task.code}:${order.attempt}`,
     dueAt: now + task.checkIntervalSeconds * 1000,

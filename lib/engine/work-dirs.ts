@@ -8,10 +8,17 @@
  *   for `keepMs` (SHOAL_KEEP_FAILED_WORK_MINUTES, 60 by default) for debugging, marked by a file
  *   `<attempt>.kept-until` next to it holding the epoch ms it may go at;
  * - a sweep the worker runs itself (at start and then every {@link workSweepPeriodMs}) removes
- *   kept directories whose time is up, and the directory of every instance that is over: at once
- *   when it succeeded, `keepMs` after it ended otherwise. It reads each such instance from the
- *   store, a few at a time, and never touches an instance a worker on this machine is running a
- *   task of (lib/tasks/task-processes.ts records them).
+ *   kept directories whose time is up, and the directory of every instance that succeeded. A
+ *   failed or stopped instance keeps its directory (the `shared` one holds what its successful
+ *   tasks wrote, which `recover-failed` reruns the others on) for as long as it exists: once the
+ *   store no longer has it (deleted by retention) the directory goes `keepMs` after it last
+ *   changed. It reads each instance from the store, a few at a time, and never touches an
+ *   instance a worker on this machine is running a task of (lib/tasks/task-processes.ts records
+ *   them), checked again right before anything is removed, nor an instance directory holding an
+ *   attempt directory without a marker (an attempt that is still running: a rerun's first task
+ *   may start before the store says the instance runs again);
+ * - an attempt a worker that died outright left (its record, lib/tasks/task-processes.ts) is
+ *   marked kept like a failed attempt by the next sweep on the machine ({@link WorkDirs.left}).
  *
  * Only a worker can do this: the files live where its tasks ran (each Lambda sandbox has its own
  * /tmp; ECS and standalone workers share the data directory of their machine). The decisions are
@@ -19,7 +26,7 @@
  */
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type InstanceState, isFinalInstanceState } from "../core/model.js";
+import type { InstanceState } from "../core/model.js";
 import type { Store } from "../store/store.js";
 import { mapLimit } from "./concurrency.js";
 
@@ -69,29 +76,36 @@ export function attemptDirExpiry(
 
 /**
  * What the sweep does with the directory of an instance no local worker runs a task of:
- * "keep" it; "remove" it whole; or "prune" it: remove everything but the attempt directories
- * still kept for debugging (an instance that succeeded after a failed attempt).
+ * "keep" it; "remove" it whole; or "prune" it: remove its shared directory but keep the attempt
+ * directories still kept for debugging (an instance that succeeded after a failed attempt).
+ * Only a SUCCESS instance's directory goes while the store has the instance: a FAILURE or
+ * STOPPED one may still be recovered (`recover-failed` reruns its failed tasks on what the
+ * successful ones left in `shared`), so it stays until retention deletes the instance.
  * @param inst the instance as stored; undefined when it is not in the store (deleted by
  *   retention): then the directory goes once it is `keepMs` old (`dirChangedAt`, epoch ms).
- * @param keptLeft whether kept attempt directories whose time is not up remain.
+ * @param opts.keptLeft whether kept attempt directories whose time is not up remain.
+ * @param opts.unmarked whether it holds an attempt directory without a `kept-until` marker: an
+ *   attempt that is still running (or whose worker died just now), so nothing goes.
  */
 export function instanceDirFate(
   inst: { state: InstanceState; endedAt?: number } | undefined,
-  opts: { now: number; keepMs: number; keptLeft: boolean; dirChangedAt: number },
+  opts: { now: number; keepMs: number; keptLeft: boolean; unmarked: boolean; dirChangedAt: number },
 ): "keep" | "remove" | "prune" {
   if (!inst) return opts.now - opts.dirChangedAt >= opts.keepMs ? "remove" : "keep";
-  if (!isFinalInstanceState(inst.state)) return "keep";
-  if (inst.state === "SUCCESS") return opts.keptLeft ? "prune" : "remove";
-  // FAILURE or STOPPED: what its tasks left is kept like a failed attempt's directory.
-  return opts.now >= (inst.endedAt ?? 0) + opts.keepMs ? "remove" : "keep";
+  if (inst.state !== "SUCCESS" || opts.unmarked) return "keep";
+  return opts.keptLeft ? "prune" : "remove";
 }
 
+/** Shortest period of the work directory sweep, ms (each sweep reads the store). */
+export const MIN_WORK_SWEEP_MS = 30_000;
+
 /**
- * How often a worker sweeps its work directories, ms: half the keep time, between 1 s and
- * 5 minutes (a finished instance's shared directory outlives it by at most that much).
+ * How often a worker sweeps its work directories, ms: half the keep time, between
+ * {@link MIN_WORK_SWEEP_MS} (30 s) and 5 minutes (a succeeded instance's shared directory, or a
+ * kept attempt directory whose time is up, outlives it by at most that much).
  */
 export function workSweepPeriodMs(keepMs: number): number {
-  return Math.min(5 * 60_000, Math.max(1_000, Math.floor(keepMs / 2)));
+  return Math.min(5 * 60_000, Math.max(MIN_WORK_SWEEP_MS, Math.floor(keepMs / 2)));
 }
 
 export interface WorkDirsDeps {
@@ -138,6 +152,19 @@ export class WorkDirs {
       mkdir(d.attempt, { recursive: true }),
       mkdir(d.shared, { recursive: true }),
     ]);
+  }
+
+  /**
+   * An attempt a worker that died outright left on this machine (its record): its directory is
+   * kept like a failed attempt's, from now, unless it is marked already. Never throws.
+   */
+  async left(key: { workflow: string; instanceId: string; code: string; attempt: number }) {
+    const d = this.of(key);
+    const marked = await stat(d.keptMarker).then(
+      () => true,
+      () => false,
+    );
+    if (!marked) await this.ended(d, false);
   }
 
   /** After an attempt ended: removes its directory, or marks it kept (never throws). */
@@ -195,16 +222,17 @@ export class WorkDirs {
   /** @returns whether the instance's directory was removed whole. */
   private async sweepInstance(instanceId: string, path: string): Promise<boolean> {
     const now = this.deps.now();
-    // Kept attempt directories whose time is up go first, whatever the instance's state.
+    // Kept attempt directories whose time is up go first, whatever the instance's state (a
+    // new attempt never reuses an attempt number, and makes its directory afresh anyway).
     const kept: string[] = [];
-    const others: string[] = [];
+    let unmarked = false;
     for (const code of await names(path)) {
       if (code === SHARED_DIR) continue;
       const codeDir = join(path, code);
       const entries = await names(codeDir);
       for (const e of entries) {
         if (!e.endsWith(KEPT_SUFFIX)) {
-          if (!entries.includes(`${e}${KEPT_SUFFIX}`)) others.push(join(codeDir, e));
+          if (!entries.includes(`${e}${KEPT_SUFFIX}`)) unmarked = true;
           continue;
         }
         const marker = join(codeDir, e);
@@ -215,6 +243,9 @@ export class WorkDirs {
         } else kept.push(marker);
       }
     }
+    // The record is read after the directories were listed, and whether a task of it runs
+    // here is asked again right before removing: a rerun's first attempt may have started
+    // since the sweep began (the dispatcher sends it before the instance write commits).
     const inst = await this.deps.store.getInstance(instanceId);
     const dirChangedAt = inst
       ? 0
@@ -226,15 +257,16 @@ export class WorkDirs {
       now,
       keepMs: this.deps.keepMs,
       keptLeft: kept.length > 0,
+      unmarked,
       dirChangedAt,
     });
     if (fate === "keep") return false;
+    if ((await this.deps.running()).has(instanceId)) return false;
     if (fate === "remove") {
       await rm(path, { recursive: true, force: true });
       return true;
     }
     await rm(join(path, SHARED_DIR), { recursive: true, force: true });
-    for (const o of others) await rm(o, { recursive: true, force: true });
     return false;
   }
 }

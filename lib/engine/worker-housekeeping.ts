@@ -20,6 +20,15 @@ export interface AttemptKey {
 /** Default of SHOAL_KEEP_FAILED_WORK_MINUTES, ms. */
 export const DEFAULT_KEEP_FAILED_WORK_MS = 60 * 60_000;
 
+/**
+ * A worker's housekeeping on its machine: which attempts it runs (so the work-directory sweep
+ * leaves their instances alone and a later worker can kill their processes should this one die
+ * outright), their work directories when they end, and the periodic sweep
+ * ({@link WorkerHousekeeping.sweep}: dead workers' task processes, then work directories). The
+ * sweep period comes from the keep time of failed attempts' directories
+ * (SHOAL_KEEP_FAILED_WORK_MINUTES, via `keepFailedWorkMs`; {@link workSweepPeriodMs}: 30 s to
+ * 5 minutes). Nothing here throws: a failed cleanup is logged and tried again next sweep.
+ */
 export class WorkerHousekeeping {
   /** Instance id → attempts of it this worker is working on (their directories stay). */
   private readonly busy = new Map<string, number>();
@@ -92,7 +101,8 @@ export class WorkerHousekeeping {
     this.sweeping ??= (async () => {
       this.nextSweepAt = this.deps.now() + workSweepPeriodMs(this.keepMs);
       try {
-        await this.processes.sweepOrphans();
+        // A dead worker's attempts are failed attempts: their directories are kept a while.
+        await this.processes.sweepOrphans((r) => this.workDirs.left(r));
         await this.workDirs.sweep();
       } catch (e) {
         this.deps.log?.("worker: housekeeping failed", { error: String(e) });

@@ -1,9 +1,11 @@
 /**
- * How many task messages wait in a worker group's queues, per priority tier: SQS's
- * `ApproximateNumberOfMessages` (visible messages; "approximate" because SQS is distributed and
- * counts are eventually consistent: SQS Developer Guide, "Available CloudWatch metrics" and
- * GetQueueAttributes). `shoal explain` uses it to say "queued behind approximately N
- * higher-priority tasks". Reading never creates a queue.
+ * How many task messages a worker group's queues hold, per priority tier: SQS's
+ * `ApproximateNumberOfMessages` (visible: waiting to be received) and
+ * `ApproximateNumberOfMessagesNotVisible` (in flight: received by a worker, running or held for a
+ * free slot, not deleted yet). "Approximate" because SQS is distributed and counts are eventually
+ * consistent (SQS Developer Guide, "Available CloudWatch metrics", and GetQueueAttributes).
+ * `shoal explain` uses them to say "queued behind approximately N higher-priority tasks" or
+ * "received by a worker, waiting for a free slot". Reading never creates a queue.
  */
 import {
   GetQueueAttributesCommand,
@@ -14,12 +16,19 @@ import {
 import { resourceNames } from "../aws/config.js";
 import { PRIORITIES, type Priority } from "../core/model.js";
 
-/** Visible messages per tier, or "missing" when the group has no task queues. */
-export type TierDepths = Record<Priority, number> | "missing";
+/** Messages per tier, or "missing" when the group has no task queues. */
+export type TierDepths =
+  | {
+      /** Visible: waiting to be received. */
+      visible: Record<Priority, number>;
+      /** In flight: received, not deleted yet. */
+      inFlight: Record<Priority, number>;
+    }
+  | "missing";
 
 /** The port (one implementation: SQS; tests run it against fauxqs). */
 export interface TaskQueueDepths {
-  /** Approximate visible messages of each priority tier of `group`'s task queues. */
+  /** Approximate visible and in-flight messages of each priority tier of `group`'s task queues. */
   depths(group: string): Promise<TierDepths>;
 }
 
@@ -58,16 +67,24 @@ export class SqsTaskQueueDepths implements TaskQueueDepths {
           const r = await this.sqs.send(
             new GetQueueAttributesCommand({
               QueueUrl: await this.url(names.taskQueue(group, p)),
-              AttributeNames: ["ApproximateNumberOfMessages"],
+              AttributeNames: [
+                "ApproximateNumberOfMessages",
+                "ApproximateNumberOfMessagesNotVisible",
+              ],
             }),
           );
-          return Number(r.Attributes?.ApproximateNumberOfMessages ?? 0);
+          return [
+            Number(r.Attributes?.ApproximateNumberOfMessages ?? 0),
+            Number(r.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+          ] as const;
         }),
       );
-      return Object.fromEntries(PRIORITIES.map((p, i) => [p, counts[i] ?? 0])) as Record<
-        Priority,
-        number
-      >;
+      const tiers = (i: 0 | 1) =>
+        Object.fromEntries(PRIORITIES.map((p, t) => [p, counts[t]?.[i] ?? 0])) as Record<
+          Priority,
+          number
+        >;
+      return { visible: tiers(0), inFlight: tiers(1) };
     } catch (e) {
       if (isMissingQueue(e)) return "missing";
       throw e;

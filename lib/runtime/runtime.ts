@@ -128,6 +128,7 @@ export function createRuntime(
     config,
     api: {
       store,
+      definitions,
       queues,
       logs,
       now,
@@ -143,6 +144,7 @@ export function createRuntime(
       heartbeats,
       queueDepths: new SqsTaskQueueDepths(sqsClient(), config.prefix),
       lambdaWorkerGroups: config.lambdaWorkerGroups,
+      ...(config.ecsWorkerGroup ? { ecsWorkerGroup: config.ecsWorkerGroup } : {}),
     },
     scheduling,
     scheduleSweeper: (owner, sweepMs, lookaheadMs = 0, leaseMs = Math.max(3 * sweepMs, 3_000)) =>

@@ -42,8 +42,6 @@ export interface PollerOptions {
    * soon instead of after the queue's 15 minutes; the worker extends it once it runs the task.
    */
   receiveVisibilitySeconds?: number;
-  /** Called each time the poller asks a queue for messages (a worker's heartbeat). */
-  onReceive?: () => void;
   onError?: (e: unknown) => void;
 }
 
@@ -143,6 +141,14 @@ export class QueuePoller {
     await Promise.all([this.deleter.flush(), ...this.releases]);
   }
 
+  /**
+   * How busy the poller is: messages being handled (`used` of `slots`) and messages received and
+   * held until a slot frees (`held`). A worker's heartbeat records it (lib/engine/worker-heartbeat.ts).
+   */
+  load(): { used: number; slots: number; held: number } {
+    return { used: this.inFlight, slots: this.opts.slots, held: this.held.length };
+  }
+
   private free(): number {
     return this.opts.slots - this.inFlight;
   }
@@ -173,7 +179,6 @@ export class QueuePoller {
   }
 
   private async receive(url: string, max: number, wait: number): Promise<Message[]> {
-    this.opts.onReceive?.();
     const r = await this.opts.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: url,

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
-import { resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { handleApiEvent } from "../api/router.js";
 import { deliverEvent } from "../api/triggers.js";
 import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
@@ -16,6 +16,7 @@ import {
   ensureTables,
   ensureTaskQueues,
 } from "../aws/resources.js";
+import { DEFAULT_ENDPOINT } from "../cli/cli-config.js";
 import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
 import { structuredLog } from "../runtime/log.js";
@@ -187,6 +188,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         {
           expired: new DynamoExpiredItems(dynamoClient(), runtime.config.tables),
           dataDir,
+          retentionDays,
           now: () => Date.now(),
           ...(log ? { log } : {}),
         },
@@ -251,22 +253,16 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     }
     if (!opts.quiet) {
       process.stdout.write(
-        [
-          `Shoal ${VERSION} standalone`,
-          `  API       ${apiUrl}`,
-          `  data      ${dataDir}`,
-          `  workers   ${opts.workers} task slot${opts.workers === 1 ? "" : "s"} (worker group 'default')`,
-          retentionDays > 0
-            ? `  retention ${retentionDays} day${retentionDays === 1 ? "" : "s"} (finished instances, their logs and work directories; --retention-days)`
-            : "  retention everything kept (--keep-all)",
-          `  env file  ${envFile} (for 'shoal worker')`,
-          ...(examples.length ? [`  examples  ${examples.join(", ")}`] : []),
-          "",
-          ...(examples.some((e) => e.startsWith("etl-report "))
-            ? ["Try:  npx shoal run etl-report --wait", ""]
-            : []),
-          "",
-        ].join("\n"),
+        banner({
+          apiUrl,
+          dataDir,
+          envFile,
+          workers: opts.workers,
+          scheduler: opts.scheduler !== false,
+          retentionDays,
+          examples,
+          cwd: process.cwd(),
+        }),
       );
     }
     let stopped = false;
@@ -288,6 +284,52 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     for (const c of cleanup) await c().catch(() => {});
     throw e;
   }
+}
+
+/** A path as a shell word: as it is when that is safe, else in single quotes. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * What standalone prints when it is up: where everything is, and the exact commands to add a
+ * worker (or a sweeper) and to try an example, `--data-dir` and `--endpoint` included when they
+ * are not the defaults (`.shoal` in the current directory, port 8080).
+ */
+export function banner(b: {
+  apiUrl: string;
+  dataDir: string;
+  envFile: string;
+  workers: number;
+  scheduler: boolean;
+  retentionDays: number;
+  examples: string[];
+  cwd: string;
+}): string {
+  const inCwd = relative(b.cwd, b.dataDir);
+  const dirArg =
+    b.dataDir === resolve(b.cwd, ".shoal")
+      ? ""
+      : ` --data-dir ${shellWord(inCwd && !inCwd.startsWith("..") && !isAbsolute(inCwd) ? inCwd : b.dataDir)}`;
+  const endpointArg = b.apiUrl === DEFAULT_ENDPOINT ? "" : ` --endpoint ${b.apiUrl}`;
+  return [
+    `Shoal ${VERSION} standalone`,
+    `  API       ${b.apiUrl}`,
+    `  data      ${b.dataDir}`,
+    `  workers   ${b.workers} task slot${b.workers === 1 ? "" : "s"} (worker group 'default')`,
+    `            ${b.workers > 0 ? "more" : "start one"}: npx shoal worker${dirArg} --group default   (--group G serves worker group G)`,
+    ...(b.scheduler ? [] : [`  sweeper   none here (--no-scheduler): npx shoal sweeper${dirArg}`]),
+    b.retentionDays > 0
+      ? `  retention ${b.retentionDays} day${b.retentionDays === 1 ? "" : "s"} (finished instances, their logs and work directories; --retention-days)`
+      : "  retention everything kept (--keep-all)",
+    `  env file  ${b.envFile} (read by 'shoal worker${dirArg}' and 'shoal sweeper${dirArg}')`,
+    ...(b.examples.length ? [`  examples  ${b.examples.join(", ")}`] : []),
+    "",
+    ...(b.examples.some((e) => e.startsWith("etl-report "))
+      ? [`Try:  npx shoal run etl-report --wait${endpointArg}`, ""]
+      : []),
+    "",
+  ].join("\n");
 }
 
 /** Runs until SIGINT/SIGTERM, then stops cleanly. */

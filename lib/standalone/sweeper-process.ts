@@ -2,7 +2,8 @@
  * `shoal sweeper`: a sweeper as its own long-running process. Any number may run against one
  * store: they share the schedule shards through leases (no leader; a dead one's shards are taken
  * over once its leases expire) and every fire is recorded at most once in the fire ledger. Like
- * `shoal worker`, it takes its configuration from the environment or `.shoal/endpoints.env`.
+ * `shoal worker`, it takes its configuration from the environment, `--data-dir DIR`'s
+ * `endpoints.env` or `.shoal/endpoints.env` (lib/standalone/worker-process.ts loadEndpointsFile).
  */
 import { hostname } from "node:os";
 import { ENV, loadConfig } from "../aws/config.js";
@@ -11,12 +12,17 @@ import { structuredLog } from "../runtime/log.js";
 import { createRuntime, setRuntime } from "../runtime/runtime.js";
 import { loadEndpointsFile } from "./worker-process.js";
 
-/** Sweeps every `intervalMs` until SIGINT/SIGTERM; a clean stop hands its shards over at once. */
+/**
+ * Sweeps every `intervalMs` until SIGINT/SIGTERM; a clean stop hands its shards over at once.
+ * @throws NoConfigurationError when nothing says where Shoal is.
+ */
 export async function runSweeperProcess(opts: {
   intervalMs: number;
   quiet?: boolean;
+  /** A standalone's data directory: its `endpoints.env` configures this sweeper. */
+  dataDir?: string;
 }): Promise<void> {
-  const file = loadEndpointsFile();
+  const file = loadEndpointsFile(opts.dataDir);
   const config = loadConfig();
   // Next to a standalone (and no EventBridge bus): misfire events go to its bus over HTTP.
   const standalone = process.env[ENV.standaloneUrl];

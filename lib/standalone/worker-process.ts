@@ -1,11 +1,12 @@
 /**
  * `shoal worker`: the worker handler as a long-running poller (what an ECS task runs). It takes
- * its configuration from the environment; next to a `shoal standalone`, start it with that
- * environment (`set -a; . .shoal/endpoints.env; set +a`), or let it read `./.shoal/endpoints.env`
- * when no endpoint is configured.
+ * its configuration from the environment; next to a `shoal standalone`, `--data-dir DIR` reads
+ * the `DIR/endpoints.env` that standalone wrote, and with nothing configured it reads
+ * `./.shoal/endpoints.env` (or `SHOAL_ENV_FILE`).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { sqsClient } from "../aws/clients.js";
 import { loadConfig } from "../aws/config.js";
 import { ensureTaskQueues } from "../aws/resources.js";
@@ -14,35 +15,83 @@ import { createRuntime, setRuntime } from "../runtime/runtime.js";
 import { QueuePoller } from "./poller.js";
 import { TaskProtection } from "./task-protection.js";
 
-/**
- * Reads `.shoal/endpoints.env` (or `SHOAL_ENV_FILE`) into the environment when no endpoint is
- * configured yet. @returns the file read, if any.
- */
-export function loadEndpointsFile(): string | undefined {
-  const configured =
-    process.env.AWS_ENDPOINT_URL_SQS ||
-    process.env.AWS_ENDPOINT_URL ||
-    process.env.SHOAL_EVENTS_QUEUE_URL;
-  const file = resolve(process.env.SHOAL_ENV_FILE ?? ".shoal/endpoints.env");
-  if (configured || !existsSync(file)) return undefined;
+/** Nothing tells a worker or sweeper where Shoal is; the message says what to do. */
+export class NoConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NoConfigurationError";
+  }
+}
+
+/** Reads `KEY=value` lines into `env`: over what is there when `override`, else where unset. */
+function readEnvFile(file: string, env: NodeJS.ProcessEnv, override: boolean): void {
   for (const line of readFileSync(file, "utf8").split("\n")) {
     const eq = line.indexOf("=");
-    if (eq > 0 && !line.startsWith("#"))
-      process.env[line.slice(0, eq).trim()] ??= line.slice(eq + 1).trim();
+    if (eq <= 0 || line.startsWith("#")) continue;
+    const key = line.slice(0, eq).trim();
+    if (override || env[key] === undefined) env[key] = line.slice(eq + 1).trim();
   }
-  return file;
+}
+
+/**
+ * Where a `shoal worker` or `shoal sweeper` finds Shoal, into `env`:
+ * - `dataDir` given (`--data-dir`): `<dataDir>/endpoints.env`, the file `shoal standalone
+ *   --data-dir <dataDir>` writes when it starts; its values win over the environment's;
+ * - else, when no endpoint is configured (AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL,
+ *   SHOAL_EVENTS_QUEUE_URL): `SHOAL_ENV_FILE`, else `./.shoal/endpoints.env` (standalone's
+ *   default data directory), where unset in the environment;
+ * - else the environment as it is (a deployed stack: AWS_REGION and the SHOAL_* settings).
+ * @returns the file read, if any.
+ * @throws NoConfigurationError when `<dataDir>/endpoints.env` does not exist, or when there is
+ *   no file, no endpoint and no AWS region (AWS_REGION, AWS_DEFAULT_REGION, AWS_PROFILE or an
+ *   AWS config file) either: the SDK would only say "Region is missing".
+ */
+export function loadEndpointsFile(
+  dataDir?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (dataDir !== undefined) {
+    const file = resolve(dataDir, "endpoints.env");
+    if (!existsSync(file)) {
+      throw new NoConfigurationError(
+        `--data-dir ${dataDir}: no endpoints.env there. It is written by 'shoal standalone --data-dir ${dataDir}' when it starts: start that first, or pass the --data-dir it runs with`,
+      );
+    }
+    readEnvFile(file, env, true);
+    return file;
+  }
+  const configured = env.AWS_ENDPOINT_URL_SQS || env.AWS_ENDPOINT_URL || env.SHOAL_EVENTS_QUEUE_URL;
+  const file = resolve(env.SHOAL_ENV_FILE ?? ".shoal/endpoints.env");
+  if (!configured && existsSync(file)) {
+    readEnvFile(file, env, false);
+    return file;
+  }
+  const region =
+    env.AWS_REGION ||
+    env.AWS_DEFAULT_REGION ||
+    env.AWS_PROFILE ||
+    existsSync(env.AWS_CONFIG_FILE ?? join(homedir(), ".aws", "config"));
+  if (!configured && !region) {
+    throw new NoConfigurationError(
+      `no Shoal to connect to: no ${env.SHOAL_ENV_FILE ? file : ".shoal/endpoints.env here"} and no AWS region configured. Next to a 'shoal standalone', pass its data directory: --data-dir DIR (the one it was started with; its banner prints the command). For a deployed stack, set AWS_REGION and the stack's SHOAL_* settings (docs/aws.md)`,
+    );
+  }
+  return undefined;
 }
 
 /**
  * Polls a worker group's task queues until SIGINT/SIGTERM (or, as standalone's built-in worker,
  * until its parent says stop or goes away).
+ * @throws NoConfigurationError when nothing says where Shoal is ({@link loadEndpointsFile}).
  */
 export async function runWorkerProcess(opts: {
   group: string;
   concurrency: number;
   quiet?: boolean;
+  /** A standalone's data directory: its `endpoints.env` configures this worker. */
+  dataDir?: string;
 }): Promise<void> {
-  const file = loadEndpointsFile();
+  const file = loadEndpointsFile(opts.dataDir);
   const config = loadConfig();
   const runtime = createRuntime(config);
   setRuntime(runtime);
@@ -64,14 +113,6 @@ export async function runWorkerProcess(opts: {
     protection
       ? protection.around(() => runtime.worker.handleBatch(records))
       : runtime.worker.handleBatch(records);
-  // Explain tells "no worker polls this group" from this (lib/engine/worker-heartbeat.ts).
-  const heartbeat = new WorkerHeartbeat({
-    store: runtime.heartbeats,
-    group: opts.group,
-    worker: runtime.worker.id,
-    now: () => Date.now(),
-    ...(runtime.api.log ? { log: runtime.api.log } : {}),
-  });
   const poller = new QueuePoller({
     sqs: sqsClient(),
     queueUrls: urls,
@@ -85,7 +126,6 @@ export async function runWorkerProcess(opts: {
     receiveVisibilitySeconds: Math.max(20, Math.ceil((config.leaseRenewMs / 1000) * 2)),
     region: process.env.AWS_REGION ?? "us-east-1",
     handler: (event) => run(event.Records),
-    onReceive: () => heartbeat.polled(),
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),
   });
   // What workers that died here left behind (task processes, work directories) goes now, in
@@ -94,6 +134,17 @@ export async function runWorkerProcess(opts: {
   const housekeeping = setInterval(() => void runtime.worker.housekeepIfDue(), 1_000);
   housekeeping.unref();
   poller.start();
+  // Explain tells "no worker serves this group" and "all its slots are busy" from this: written
+  // on a timer, busy or idle (lib/engine/worker-heartbeat.ts).
+  const heartbeat = new WorkerHeartbeat({
+    store: runtime.heartbeats,
+    group: opts.group,
+    worker: runtime.worker.id,
+    now: () => Date.now(),
+    load: () => poller.load(),
+    ...(runtime.api.log ? { log: runtime.api.log } : {}),
+  });
+  heartbeat.start();
   if (!opts.quiet) {
     process.stdout.write(
       `shoal worker ${runtime.worker.id}: group '${opts.group}', ${opts.concurrency} task slot(s)${file ? `, environment from ${file}` : ""}\n`,
@@ -107,7 +158,7 @@ export async function runWorkerProcess(opts: {
       clearInterval(housekeeping);
       runtime.worker.shutdown();
       protection?.stop();
-      poller.stop(6_000).then(done, done);
+      Promise.all([poller.stop(6_000), heartbeat.stop()]).then(() => done(), done);
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);

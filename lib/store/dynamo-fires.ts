@@ -4,6 +4,11 @@
  * makes a nominal time fire at most once however many sweepers run; afterwards only its decision
  * moves, conditioned on the decision it moves from (DynamoDB Developer Guide, "Condition
  * expressions"). Reads are strongly consistent.
+ *
+ * Retention (the TTL attribute): an entry decided when it is written expires `retentionDays`
+ * after its nominal time; a QUEUED_SERIAL entry carries none while it waits (deleting it would
+ * drop the queued run without a trace, lib/engine/scheduling.ts startNextQueued) and gets one
+ * when it becomes FIRED or DISCARDED_OVERLAP: `retentionDays` after that decision.
  */
 import {
   type DynamoDBDocumentClient,
@@ -34,12 +39,15 @@ export class DynamoFires implements FireStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    /** Days a ledger entry is kept after its nominal time (DynamoDB TTL on AWS); 0/absent: forever. */
+    /** Days a decided ledger entry is kept (DynamoDB TTL on AWS); 0/absent: forever. */
     private readonly retentionDays?: number,
+    /** Clock (epoch ms) of a decision that carries no `actualTime` (DISCARDED_OVERLAP). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   putFire(f: FireRecord): Promise<boolean> {
-    const ttl = expiresAt(f.nominalTime, this.retentionDays);
+    const ttl =
+      f.decision === "QUEUED_SERIAL" ? undefined : expiresAt(f.nominalTime, this.retentionDays);
     return conditional(() =>
       this.db.send(
         new PutCommand({
@@ -78,6 +86,18 @@ export class DynamoFires implements FireStore {
       values[`:a${n}`] = v;
       sets.push(`#a${n} = :a${n}`);
     });
+    // A queued entry is decided now: its retention starts (none while it waited).
+    if (fromDecision === "QUEUED_SERIAL" && changes.decision && changes.decision !== fromDecision) {
+      const ttl = expiresAt(
+        Math.max(nominalTime, changes.actualTime ?? this.now()),
+        this.retentionDays,
+      );
+      if (ttl !== undefined) {
+        names["#ttl"] = TTL_ATTRIBUTE;
+        values[":ttl"] = ttl;
+        sets.push("#ttl = :ttl");
+      }
+    }
     // Nothing to change still checks the condition (and returns the fire), via a no-op SET.
     if (sets.length === 0) sets.push("#from = :from");
     try {

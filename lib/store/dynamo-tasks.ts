@@ -32,7 +32,12 @@ export class DynamoTasks {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    /** Days a finished attempt is kept (DynamoDB TTL on AWS); 0/absent: forever. */
+    /**
+     * Days a finished attempt is kept, counted from its own end; 0/absent: forever. On AWS
+     * DynamoDB TTL deletes it then, even while its instance still runs or may be recovered
+     * (docs/aws.md "Retention and protection"); standalone deletes attempts only with their
+     * instance (lib/store/dynamo-expired.ts).
+     */
     private readonly retentionDays?: number,
   ) {}
 

@@ -4,7 +4,6 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import {
-  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -13,14 +12,7 @@ import {
 import { INDEX } from "../aws/resources.js";
 import { ShoalError } from "../core/errors.js";
 import type { ReleaseState, WorkflowDefinition } from "../core/model.js";
-import {
-  conditional,
-  type Item,
-  isConditionFailure,
-  page,
-  queryAll,
-  strip,
-} from "./dynamo-common.js";
+import { conditional, isConditionFailure, page, strip } from "./dynamo-common.js";
 import type { Page, StoredDefinition, WorkflowHead } from "./records.js";
 
 /** The largest gzipped definition stored in one item (DynamoDB items hold 400 KB). */
@@ -129,22 +121,8 @@ export class DynamoWorkflows {
   }
 
   async deleteWorkflow(name: string): Promise<void> {
-    const keys = await queryAll(this.db, {
-      TableName: this.table,
-      KeyConditionExpression: "#n = :n AND version > :zero",
-      ExpressionAttributeNames: { "#n": "name" },
-      ExpressionAttributeValues: { ":n": name, ":zero": 0 },
-      ProjectionExpression: "#n, version",
-    });
-    for (let i = 0; i < keys.length; i += 25) {
-      let items: Item[] = keys.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: k } }));
-      for (let tries = 0; items.length > 0 && tries < 10; tries++) {
-        const r = await this.db.send(
-          new BatchWriteCommand({ RequestItems: { [this.table]: items as never } }),
-        );
-        items = (r.UnprocessedItems?.[this.table] ?? []) as Item[];
-      }
-    }
+    // The versions stay: instances that ran them keep their DAG, explain and render. Nothing
+    // reaches them by name any more (GET, runs, schedules and sub-workflows read the head).
     // The head becomes a tombstone (unlisted) that remembers the last version number.
     await this.db.send(
       new UpdateCommand({

@@ -38,7 +38,10 @@ export interface Store {
     now: number,
   ): Promise<WorkflowHead | undefined>;
   listWorkflows(limit: number, nextToken?: string): Promise<Page<WorkflowHead>>;
-  /** Removes every version; the head stays as a tombstone. */
+  /**
+   * Deletes a workflow: its head becomes an unlisted tombstone that remembers the last version
+   * number; the versions stay, read only by the instances that ran them.
+   */
   deleteWorkflow(name: string): Promise<void>;
 
   // Commands

@@ -3,32 +3,65 @@
  * that waits for a busy worker from one that waits for a worker that does not exist
  * (DolphinScheduler keeps worker heartbeats in its registry, ZooKeeper, for the same purpose).
  *
- * One record per worker group (not per worker): what explain needs is "did any worker poll this
- * group lately", and a per-group record keeps the writes bounded however many workers come and
- * go. Each worker writes at most once per `minIntervalMs` per group, and only when the stored
- * heartbeat is older than that (a conditional write), so N workers of one group cost at most N
- * write requests a minute and a single write succeeds. A dead group's record is not deleted: it
- * ages, and its age is the answer ("last polled 3 h ago by worker w").
+ * One record per worker group, holding each worker's last heartbeat with how busy it was (task
+ * slots used and in all), so that one read answers "does a worker serve this group, and are all
+ * its slots busy?". A worker writes its own entry on a timer, at most once per `minIntervalMs`
+ * (a conditional write on its entry's time), so N workers of a group cost N writes a minute. A
+ * worker that stops cleanly removes its entry; one that died leaves it to age, and a live worker
+ * of the group removes it after {@link FORGET_WORKER_MS}. The group's last heartbeat (time and
+ * worker) stays when every entry is gone: its age is the answer ("last polled 3 h ago by w").
  */
 
-/** The last poll recorded for one worker group. Times are epoch milliseconds. */
+/** An entry older than this belongs to a worker that is gone: a writer removes it, ms. */
+export const FORGET_WORKER_MS = 60 * 60_000;
+
+/** How busy a worker is: what its heartbeat records. */
+export interface WorkerLoad {
+  /** Task slots in use (tasks running). */
+  used: number;
+  /** Task slots in all (`shoal worker --concurrency`). */
+  slots: number;
+  /** Messages received and held until a slot frees (prefetched). */
+  held: number;
+}
+
+/** One worker's last heartbeat for a group. Times are epoch milliseconds. */
+export interface WorkerBeat extends WorkerLoad {
+  /** Id of the worker (`host:pid:id`, lib/engine/worker.ts). */
+  worker: string;
+  /** When it wrote the heartbeat, epoch ms. */
+  at: number;
+}
+
+/** The heartbeats of one worker group. Times are epoch milliseconds. */
 export interface WorkerHeartbeat {
   /** Worker group name (`workerGroup` of task definitions). */
   group: string;
-  /** When a worker last recorded a poll of the group's task queues, epoch ms. */
+  /** When a worker last recorded a heartbeat for the group, epoch ms. */
   lastPollAt: number;
   /** Id of that worker (`host:pid:id`, lib/engine/worker.ts). */
   worker: string;
+  /** Each worker's own last heartbeat (live ones and those gone within FORGET_WORKER_MS). */
+  workers: WorkerBeat[];
 }
 
 export interface WorkerHeartbeatStore {
   /**
-   * Records that `worker` polled `group` at `now` (epoch ms), unless the stored heartbeat is
-   * younger than `minIntervalMs` (it then says the same thing already).
-   * @returns true when written, false when a fresh enough heartbeat was there.
+   * Records that `worker` serves `group` at `now` (epoch ms), as busy as `load` says, unless its
+   * own stored heartbeat is younger than `minIntervalMs` (it then says the same thing already).
+   * Removes the entries of workers silent for FORGET_WORKER_MS that it finds.
+   * @returns true when written, false when a fresh enough heartbeat of this worker was there.
    * @throws RangeError when minIntervalMs is negative or not finite.
    */
-  recordPoll(group: string, worker: string, now: number, minIntervalMs: number): Promise<boolean>;
-  /** The group's heartbeat (strongly consistent), undefined when no worker ever recorded one. */
+  recordPoll(
+    group: string,
+    worker: string,
+    now: number,
+    minIntervalMs: number,
+    load?: WorkerLoad,
+  ): Promise<boolean>;
+  /** Removes `worker`'s entry (a worker that stops); the group's last heartbeat stays. */
+  forgetWorker(group: string, worker: string): Promise<void>;
+  /** The group's heartbeats (strongly consistent), undefined when no worker ever recorded one. */
   getHeartbeat(group: string): Promise<WorkerHeartbeat | undefined>;
 }

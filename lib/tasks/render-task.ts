@@ -6,8 +6,11 @@
  * Pure: parameters, base time and zone are arguments.
  *
  * Secrets: headers and parameters whose names look secret (Authorization, Cookie, X-Api-Key,
- * `db_password`, `api_token`, …) show `****`, and their values are masked wherever they appear
- * in the rendering.
+ * `db_password`, `api_token`, …) show `****`. Secret parameters are replaced by `****` before the
+ * task is substituted, so the rendering never holds their values in any form: masking the raw
+ * value afterwards would miss it once SHELL quoting (`'pa'\''ss'`) or JSON escaping (`tok\"en`)
+ * has changed it. Whether the task renders at all is decided with the real values (what a run
+ * does).
  */
 import { DateTime } from "luxon";
 import { dateIntervals } from "../core/dependent.js";
@@ -70,6 +73,11 @@ export interface TaskRendering {
   unresolved: string[];
   /** Why the task cannot be rendered: what a run would fail with (bad `$[…]`, broken URL). */
   error?: string;
+  /**
+   * Why `rendered` is absent although a run would render the task: it does not render with its
+   * secret parameters masked (a secret used as a number in shell arithmetic or as bare JSON).
+   */
+  hidden?: string;
 }
 
 /** Where the time parameters stand. */
@@ -84,6 +92,11 @@ export interface RenderTime {
  * Renders `task` with its resolved `params` (from `taskParams`, or the message a worker got).
  * Worker tasks go through `substituteTask` as the worker does; logic tasks show what they would
  * decide with these parameters. A ParamError becomes `error`; other errors are thrown.
+ *
+ * A worker task is substituted twice: with the real parameters, which decides whether it renders
+ * (and the error a run would fail with), and with secret parameters replaced by `****`, which is
+ * what is shown. When only the masked one fails (`$((${db_token} + 1))`: `****` is no number),
+ * the rendering is left out and `hidden` says why.
  */
 export function renderTask(
   task: TaskDefinition,
@@ -91,19 +104,44 @@ export function renderTask(
   time: RenderTime,
 ): TaskRendering {
   const unresolved = unresolvedReferences(task, params);
-  const out: TaskRendering = { type: task.type, params: maskParams(params), unresolved };
-  try {
-    if (isWorkerTaskType(task.type)) {
-      const done = substituteTask(task as WorkerTaskDefinition, params, time.baseMs, time.zone);
-      out.rendered = maskValues(renderWorker(done), secretValues(params, done));
-    } else {
-      out.rendered = maskValues(renderLogic(task, params, time), secretValues(params));
+  const secrets = secretValues(params);
+  const shown = maskParams(params, secrets);
+  const out: TaskRendering = { type: task.type, params: sorted(shown), unresolved };
+  if (!isWorkerTaskType(task.type)) {
+    try {
+      out.rendered = renderLogic(task, params, shown, secrets, time);
+    } catch (e) {
+      if (!(e instanceof ParamError)) throw e;
+      out.error = maskText(e.message, secrets);
     }
-  } catch (e) {
-    if (!(e instanceof ParamError)) throw e;
-    out.error = maskText(e.message, secretValues(params));
+    return out;
+  }
+  const worker = task as WorkerTaskDefinition;
+  const real = substituted(worker, params, time);
+  const masked = substituted(worker, shown, time);
+  if (real instanceof ParamError) {
+    // The masked run's error holds no secret; the real one's is masked as well as text allows.
+    out.error = masked instanceof ParamError ? masked.message : maskText(real.message, secrets);
+  } else if (masked instanceof ParamError) {
+    out.hidden = `not shown: with its secret parameters replaced by ${MASK} the task does not render (${masked.message}); a run renders it with their values`;
+  } else {
+    out.rendered = renderWorker(masked);
   }
   return out;
+}
+
+/** The substituted task, or the ParamError substitution fails with. */
+function substituted(
+  task: WorkerTaskDefinition,
+  params: Record<string, string>,
+  time: RenderTime,
+): WorkerTaskDefinition | ParamError {
+  try {
+    return substituteTask(task, params, time.baseMs, time.zone);
+  } catch (e) {
+    if (e instanceof ParamError) return e;
+    throw e;
+  }
 }
 
 function renderWorker(t: WorkerTaskDefinition): Rendered {
@@ -138,9 +176,15 @@ function renderWorker(t: WorkerTaskDefinition): Rendered {
   }
 }
 
+/**
+ * What a logic task would decide: a SWITCH with the real parameters (`params`; an error that
+ * quotes a value has the secrets masked), a SUB_WORKFLOW's child parameters as `shown`.
+ */
 function renderLogic(
   task: TaskDefinition,
   params: Record<string, string>,
+  shown: Record<string, string>,
+  secrets: readonly string[],
   time: RenderTime,
 ): Rendered {
   switch (task.type) {
@@ -153,7 +197,7 @@ function renderLogic(
           return {
             condition: c.condition,
             next: c.next,
-            value: typeof value === "object" ? value.error : value,
+            value: typeof value === "object" ? maskText(value.error, secrets) : value,
           };
         }),
         ...(task.defaultNext !== undefined ? { defaultNext: task.defaultNext } : {}),
@@ -166,7 +210,7 @@ function renderLogic(
       return {
         type: "SUB_WORKFLOW",
         workflow: task.workflow,
-        params: Object.fromEntries(Object.keys(task.params).map((k) => [k, params[k] ?? ""])),
+        params: Object.fromEntries(Object.keys(task.params).map((k) => [k, shown[k] ?? ""])),
       };
     case "DEPENDENT": {
       const zone = time.zone ?? DEFAULT_ZONE;
@@ -214,11 +258,33 @@ function unresolvedReferences(task: TaskDefinition, params: Record<string, strin
   return [...new Set(names)].filter((n) => !Object.hasOwn(params, n));
 }
 
-function maskParams(params: Record<string, string>): Record<string, string> {
+/**
+ * The parameters as shown and as substituted for display: a secret-like name's value is
+ * `****`; any other value has the secret values it holds (`dsn` = `pg://u:${db_password}@h`,
+ * resolved before it gets here) masked.
+ */
+function maskParams(
+  params: Record<string, string>,
+  secrets: readonly string[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    Object.defineProperty(out, name, {
+      value: isSecretName(name) ? MASK : maskText(value, secrets),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** The same record with its names sorted. */
+function sorted(params: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(params).sort()) {
     Object.defineProperty(out, name, {
-      value: isSecretName(name) ? MASK : params[name],
+      value: params[name],
       enumerable: true,
       writable: true,
       configurable: true,
@@ -228,37 +294,31 @@ function maskParams(params: Record<string, string>): Record<string, string> {
 }
 
 /**
- * Values to hide wherever they appear: those of secret-like parameters and of secret-like
- * headers. Values shorter than 4 characters are left alone (masking "1" everywhere would hide
- * nothing and garble the rest).
+ * Values of secret-like parameters, to mask inside other text (other parameters' values, error
+ * messages), longest first. Values shorter than 4 characters are left alone there (masking "1"
+ * everywhere would hide nothing and garble the rest); the parameters themselves are masked
+ * whatever their length.
  */
-function secretValues(params: Record<string, string>, task?: WorkerTaskDefinition): string[] {
+function secretValues(params: Record<string, string>): string[] {
   const values = Object.entries(params)
     .filter(([k]) => isSecretName(k))
     .map(([, v]) => v);
-  if (task?.type === "HTTP") {
-    for (const [k, v] of Object.entries(task.headers)) if (isSecretName(k)) values.push(v);
-  }
   return [...new Set(values.filter((v) => v.length >= 4))].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * `text` with every secret masked: as it is, JSON-escaped (a JSON template, an error quoting a
+ * value) and its first 40 characters JSON-escaped (what SWITCH and shell-arithmetic errors
+ * quote of a longer value).
+ */
 function maskText(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const s of secrets) out = out.split(s).join(MASK);
+  for (const s of secrets) {
+    const forms = [s, JSON.stringify(s).slice(1, -1)];
+    if (s.length > 40) forms.push(JSON.stringify(s.slice(0, 40)).slice(1, -1));
+    for (const form of forms) out = out.split(form).join(MASK);
+  }
   return out;
-}
-
-function maskValues(rendered: Rendered, secrets: readonly string[]): Rendered {
-  if (secrets.length === 0) return rendered;
-  const mask = (v: unknown): unknown => {
-    if (typeof v === "string") return maskText(v, secrets);
-    if (Array.isArray(v)) return v.map(mask);
-    if (v && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mask(x)]));
-    }
-    return v;
-  };
-  return mask(rendered) as Rendered;
 }
 
 /**
@@ -327,6 +387,7 @@ export function renderingLines(r: TaskRendering): string[] {
       `left as written (no such parameter: a shell variable, or an OUT parameter of an upstream task that has not run): ${r.unresolved.map((n) => `\${${n}}`).join(", ")}`,
     );
   }
+  if (r.hidden) lines.push(r.hidden);
   if (r.error) lines.push(`error: ${r.error}`);
   return lines;
 }

@@ -69,6 +69,9 @@ export const runShell: TaskPlugin = async (ctx) => {
   if (pgid !== undefined) ctx.processGroup?.started(pgid);
   let reason: "timeout" | "killed" | undefined;
   let killTimer: NodeJS.Timeout | undefined;
+  // TERM reaches the command and what it started; the supervisor waits for the command and the
+  // watcher ignores TERM, so should this worker die during the grace period the pipe still
+  // closes on a watcher that KILLs the group (supervisor.ts).
   const killGroup = () => {
     if (child.pid === undefined || child.exitCode !== null) return;
     try {

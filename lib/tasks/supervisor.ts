@@ -5,16 +5,28 @@
  * process group, finishes its side effects, and its failover attempt does them again.
  *
  * The worker starts the supervisor as the leader of a new process group (`detached`) with a pipe
- * on its stdin that the worker never writes to. The supervisor starts the command in that group,
- * and a watcher (a subshell of it, output to /dev/null) blocks reading the pipe. Only the worker
- * holds the pipe's write end (Node opens pipes close-on-exec), so when the worker process ends the
- * kernel closes it, the read returns at end of file, and the watcher sends KILL to the whole
- * group: the command, everything it started, the supervisor and itself. KILL rather than TERM:
- * nobody is left to report the attempt, and the failover attempt may start as soon as the lease
- * lapses (seconds), so a task that traps TERM must not overlap it. When the command ends by
- * itself the supervisor stops the watcher first and exits with the command's status (Node closes
- * the pipe as soon as the supervisor exits); what the command left running in the background is
- * not touched, as before. The worker's own kills (stop, timeout) go to the group as before.
+ * on its stdin that the worker never writes to. The supervisor starts a watcher (a subshell of
+ * it in the background, output to /dev/null) that blocks reading the pipe, then runs the command
+ * in the foreground, in that group. Only the worker holds the pipe's write end (Node opens pipes
+ * close-on-exec), so when the worker process ends the kernel closes it, the read returns at end
+ * of file, and the watcher sends KILL to the whole group: the command, everything it started,
+ * the supervisor and itself. KILL rather than TERM: nobody is left to report the attempt, and
+ * the failover attempt may start as soon as the lease lapses (seconds), so a task that traps TERM
+ * must not overlap it. When the command ends by itself the supervisor stops the watcher first and
+ * exits with the command's status (Node closes the pipe as soon as the supervisor exits); what
+ * the command left running in the background is not touched, as before.
+ *
+ * The command runs in the foreground, not as an asynchronous list: a non-interactive shell starts
+ * an asynchronous list with SIGINT and SIGQUIT ignored, and a program cannot undo an ignore it
+ * inherits at the start of a shell (`trap … INT` would do nothing, Python would get no
+ * KeyboardInterrupt, `timeout -s INT` would not stop its child). The command starts with no
+ * signal ignored.
+ *
+ * The worker's own kills (stop, timeout) go to the group: TERM, then KILL after a grace period
+ * (shell.ts). The watcher ignores TERM, so it still guards a task that traps TERM should the
+ * worker die during the grace period. The supervisor catches TERM (a caught signal is back to its
+ * default in the command) and only exits once the command did, with its status (143 when TERM
+ * ended it), so the pipe stays open, and the watcher quiet, for as long as the command runs.
  *
  * Costs two more forks of `/bin/sh` per task (the command's shell and the watcher): about a
  * millisecond of start latency (1.4 → 2.5 ms for `true` on Linux, docs/workflows.md). Works wherever `/bin/sh` does; a
@@ -28,17 +40,17 @@ import type { Readable, Writable } from "node:stream";
  * The supervisor program (`sh -c SUPERVISOR shoal-supervisor <command>`). fd 3 keeps the pipe
  * for the watcher: a background job's stdin is /dev/null unless redirected explicitly (POSIX).
  * The command's shell gets neither the pipe nor the watcher's stdin: its stdin is /dev/null.
+ * The watcher ignores TERM and is stopped with KILL.
  */
 export const SUPERVISOR = [
   "exec 3<&0 </dev/null",
-  '/bin/sh -c "$1" /bin/sh 3<&- &',
-  "task=$!",
-  "(read -r _ <&3 || kill -KILL 0) >/dev/null 2>&1 &",
+  "(trap '' TERM; read -r _ <&3 || kill -KILL 0) >/dev/null 2>&1 &",
   "watcher=$!",
   "exec 3<&-",
-  'wait "$task"',
+  "trap : TERM",
+  '/bin/sh -c "$1" /bin/sh',
   "status=$?",
-  'kill "$watcher" 2>/dev/null',
+  'kill -KILL "$watcher" 2>/dev/null',
   'exit "$status"',
 ].join("\n");
 

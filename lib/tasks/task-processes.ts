@@ -186,15 +186,20 @@ export class TaskProcesses {
   /**
    * Kills the process groups recorded by worker processes that are gone (Linux; elsewhere only
    * their records go) and removes their records.
+   * @param onLeft called with each attempt such a worker left (after its group was killed),
+   *   before the record goes: the work-directory sweep marks the attempt's directory kept.
    * @returns how many process groups were sent KILL.
    */
-  async sweepOrphans(): Promise<number> {
+  async sweepOrphans(onLeft?: (r: AttemptRecord) => Promise<void>): Promise<number> {
     let killed = 0;
     for (const w of await this.workers()) {
       if (w.mine || isRunning(w.proc)) continue;
       for (const r of await this.records(w.path)) {
-        if (r.pgid === undefined || r.startTime === undefined) continue;
-        if (killRecordedGroup(r.pgid, r.startTime)) {
+        if (
+          r.pgid !== undefined &&
+          r.startTime !== undefined &&
+          killRecordedGroup(r.pgid, r.startTime)
+        ) {
           killed++;
           this.log?.("worker: killed the processes of a task a dead worker left running", {
             instanceId: r.instanceId,
@@ -204,6 +209,9 @@ export class TaskProcesses {
             worker: w.proc.pid,
           });
         }
+        await onLeft?.(r).catch((e) =>
+          this.log?.("worker: a dead worker's attempt not handled", { error: String(e) }),
+        );
       }
       await rm(w.path, { recursive: true, force: true }).catch(() => {});
     }

@@ -3,7 +3,7 @@
  * explained as such (API and `shoal explain`), `shoal logs --follow` says so on stderr instead of
  * hanging silently, and once a `shoal worker --group gpu` polls (its heartbeat), the task runs
  * and the follow ends with its log. A task queued behind a busy worker of a polled group is
- * "queued", not "no worker".
+ * "busy" or "queued", not "no worker", and the worker's heartbeat says how many slots it has.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -103,9 +103,12 @@ describe("explain in shoal standalone", () => {
       const t = r.body?.tasks?.find((x: { state: string }) => x.state === "DISPATCHED");
       return t?.reason ? t : undefined;
     });
-    expect(["QUEUED", "QUEUED_BEHIND_HIGHER_PRIORITY"]).toContain(waiting.reason);
+    // Busy (when the worker's last heartbeat saw its slot taken) or queued: never "no worker".
+    expect(["QUEUED", "QUEUED_BEHIND_HIGHER_PRIORITY", "WORKERS_BUSY"]).toContain(waiting.reason);
     expect(waiting.facts).toMatchObject({ workerGroup: "default", servedBy: "workers" });
     expect(waiting.facts.lastPollAt).toMatch(/^\d{4}-/);
+    // The worker's timer-written heartbeat carries its slots (standalone --workers 1: one slot).
+    expect(waiting.facts.workers).toEqual([expect.objectContaining({ slots: 1 })]);
     expect((await waitFinal(sa.url, id, 30_000)).state).toBe("SUCCESS");
   });
 });

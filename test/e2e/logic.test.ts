@@ -175,7 +175,19 @@ describe("logic tasks in shoal standalone", () => {
         },
       ],
     });
-    const done = await run("retrying-parent");
+    const started = await api(sa.url, "POST", "/v1/workflows/retrying-parent/runs", {});
+    const id = started.body.instanceId as string;
+    // While it waits for its retry interval, the retry shows as a waiting attempt (not as a task
+    // that never started).
+    const waiting = await until(
+      async () => {
+        const sub = byCode((await api(sa.url, "GET", `/v1/instances/${id}`)).body).sub;
+        return sub?.attempt === 2 ? sub : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 50, what: "the retry's attempt" },
+    );
+    expect(waiting.state).toBe("SUBMITTED");
+    const done = await waitFinal(sa.url, id, 30_000);
     expect(done.state).toBe("SUCCESS");
     const attempts = (
       await api(sa.url, "GET", `/v1/instances/${done.instanceId}/tasks/sub/attempts`)

@@ -1,10 +1,13 @@
 /**
  * What a worker leaves behind, through a real `shoal standalone` and `shoal worker`s: a worker
  * killed with `kill -9` takes its task's processes with it (the failover attempt is the only one
- * whose side effects happen), and work directories go: a successful attempt's at once, a failed
- * one's and its instance's shared directory after the keep time (SHOAL_KEEP_FAILED_WORK_MINUTES).
+ * whose side effects happen), and work directories go: a successful attempt's at once, its
+ * succeeded instance's at the next sweep, a failed attempt's after the keep time
+ * (SHOAL_KEEP_FAILED_WORK_MINUTES), while a failed instance keeps its shared directory for
+ * `recover-failed`. A worker sweeps at its start (and every 30 s to 5 min): the tests start one
+ * to have a sweep now.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -95,6 +98,17 @@ describe("what a worker leaves behind", () => {
     90_000,
   );
 
+  /** A sweep now: a worker (of an otherwise unused group) sweeps at its start. */
+  async function sweepWith<T>(until: () => Promise<T>): Promise<T> {
+    const w = startWorkerProcess(dataDir, ["--group", "sweeps", "--concurrency", "1"]);
+    try {
+      await w.ready();
+      return await until();
+    } finally {
+      await w.stop();
+    }
+  }
+
   it("removes a successful attempt's directory at once and the instance's once it is over", async () => {
     await putWorkflow(sa.url, "tidy", {
       tasks: [
@@ -110,19 +124,28 @@ describe("what a worker leaves behind", () => {
     await until(() => !existsSync(join(workOf("tidy", id), "a", "1")), {
       what: "the attempt's directory to go",
     });
-    await until(() => !existsSync(workOf("tidy", id)), {
-      timeoutMs: 10_000,
-      what: "the instance's shared directory to go",
-    });
+    await sweepWith(() =>
+      until(() => !existsSync(workOf("tidy", id)), {
+        timeoutMs: 10_000,
+        what: "the instance's shared directory to go",
+      }),
+    );
   });
 
-  it("keeps a failed attempt's directory and the shared one for the keep time, then removes them", async () => {
+  it("keeps a failed attempt's directory for the keep time, and the shared one for recover-failed", async () => {
+    const fixed = join(dir, "fixed");
     await putWorkflow(sa.url, "broken", {
       tasks: [
         {
+          code: "a",
+          type: "SHELL",
+          command: 'echo upstream-data > "$SHOAL_INSTANCE_DIR/data.txt"',
+        },
+        {
           code: "b",
           type: "SHELL",
-          command: 'echo evidence > debug.txt; echo s > "$SHOAL_INSTANCE_DIR/s.txt"; exit 2',
+          upstream: ["a"],
+          command: `echo evidence > debug.txt; test -f ${fixed} || exit 2; cat "$SHOAL_INSTANCE_DIR/data.txt"`,
         },
       ],
     });
@@ -132,12 +155,30 @@ describe("what a worker leaves behind", () => {
     expect(byCode(failed).b?.error).toBe("command exited with code 2");
     const attemptDir = join(workOf("broken", id), "b", "1");
     // Kept for debugging: what the task wrote is there to look at.
-    await until(() => existsSync(`${attemptDir}.kept-until`), { what: "the kept marker" });
+    const marker = `${attemptDir}.kept-until`;
+    await until(() => existsSync(marker), { what: "the kept marker" });
     expect(readFileSync(join(attemptDir, "debug.txt"), "utf8")).toBe("evidence\n");
-    expect(readdirSync(join(workOf("broken", id), "shared"))).toEqual(["s.txt"]);
-    await until(() => !existsSync(workOf("broken", id)), {
-      timeoutMs: 15_000,
-      what: "the kept directories to go after the keep time",
-    });
-  }, 30_000);
+    expect(readdirSync(join(workOf("broken", id), "shared"))).toEqual(["data.txt"]);
+    const keptUntil = Number(readFileSync(marker, "utf8"));
+    await until(() => Date.now() >= keptUntil, { what: "the keep time to pass" });
+    // After the keep time the failed attempt's directory goes; the shared one stays.
+    await sweepWith(() =>
+      until(() => !existsSync(attemptDir), { what: "the kept attempt directory to go" }),
+    );
+    expect(readdirSync(join(workOf("broken", id), "shared"))).toEqual(["data.txt"]);
+    // So recover-failed reruns b on what a wrote.
+    writeFileSync(fixed, "");
+    expect((await api(sa.url, "POST", `/v1/instances/${id}/recover-failed`, {})).status).toBe(202);
+    const recovered = await until(
+      async () => {
+        const inst = (await api(sa.url, "GET", `/v1/instances/${id}`)).body;
+        const b = byCode(inst).b;
+        return b && b.attempt > 1 && ["SUCCESS", "FAILURE"].includes(inst.state) ? inst : undefined;
+      },
+      { timeoutMs: 30_000, what: "the recovered run to end" },
+    );
+    expect(recovered.state).toBe("SUCCESS");
+    const log = (await api(sa.url, "GET", `/v1/instances/${id}/tasks/b/log`)).body;
+    expect(log.lines.map((l: { message: string }) => l.message)).toContain("upstream-data");
+  }, 60_000);
 });

@@ -4,7 +4,8 @@
  * endpoint's answer for logic and skipped tasks. The dispatcher and worker are driven by hand
  * (test/helpers/api-engine.ts), so every state is held still while it is explained.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sqsClient } from "../../lib/aws/clients.js";
 import { ensureTaskQueues } from "../../lib/aws/resources.js";
 import {
@@ -18,6 +19,7 @@ import {
   stopApiServer,
 } from "../helpers/api-client.js";
 import { dispatch, receiveTask, startInstance } from "../helpers/api-engine.js";
+import { until } from "../helpers/poll.js";
 
 beforeAll(async () => {
   const s = await startApiServer();
@@ -146,7 +148,7 @@ describe("explain", () => {
       state: "SUBMITTED",
       attempt: 2,
       reason: "RETRY_DUE",
-      message: `retry due at ${new Date(record?.dueAt as number).toISOString()} (attempt 2)`,
+      message: `retry due at ${new Date(record?.dueAt as number).toISOString()}`,
     });
   });
 
@@ -191,6 +193,122 @@ describe("explain", () => {
   });
 });
 
+describe("explain: busy workers, ECS groups, what it reads", () => {
+  it("a worker whose every slot is busy is busy, not absent; its held message is 'received'", async () => {
+    await createWorkflow("busy-gpu", {
+      tasks: [{ code: "train", type: "SHELL", command: "echo train", workerGroup: "gpu" }],
+    });
+    const id = await startRun("busy-gpu");
+    await startInstance(id);
+    // What a busy worker's timer writes: 1 of 1 slot used, one message held for the slot.
+    const beats = apiServer().rt.heartbeats;
+    await beats.forgetWorker("gpu", "test-worker"); // an idle worker an earlier test recorded
+    await beats.recordPoll("gpu", "busy-worker", Date.now(), 0, { used: 1, slots: 1, held: 1 });
+    const e = await until(
+      async () => {
+        const x = await explain(id, "train");
+        return x.reason === "WORKERS_BUSY" ? x : undefined;
+      },
+      { what: "WORKERS_BUSY" },
+    );
+    expect(e.message).toMatch(/the only slot of worker busy-worker is busy/);
+    expect(e.facts).toMatchObject({
+      servedBy: "workers",
+      workers: [{ worker: "busy-worker", used: 1, slots: 1, held: 1 }],
+    });
+    // Its message received by that worker (in flight, nothing visible): said so.
+    const urls = await ensureTaskQueues(sqsClient(), apiServer().aws.config.prefix, "gpu");
+    await until(
+      async () => {
+        for (const url of urls) {
+          const r = await sqsClient().send(
+            new ReceiveMessageCommand({
+              QueueUrl: url,
+              MaxNumberOfMessages: 10,
+              VisibilityTimeout: 600,
+            }),
+          );
+          if (r.Messages?.some((m) => m.Body?.includes(id))) return true;
+        }
+        return false;
+      },
+      { what: "the task message, received as a worker's prefetch does" },
+    );
+    const received = await until(
+      async () => {
+        const x = await explain(id, "train");
+        return x.message.startsWith("received by a worker") ? x : undefined;
+      },
+      { what: "the received message" },
+    );
+    expect(received.message).toBe(
+      "received by a worker of group 'gpu', waiting for a free slot: the only slot of worker busy-worker is busy",
+    );
+    await beats.forgetWorker("gpu", "busy-worker");
+  });
+
+  it("an ECS group without a worker: the service starts one, not 'shoal worker'", async () => {
+    await ensureTaskQueues(sqsClient(), apiServer().aws.config.prefix, "ecs");
+    apiServer().rt.api.ecsWorkerGroup = "ecs";
+    try {
+      await createWorkflow("on-ecs", {
+        tasks: [{ code: "big", type: "SHELL", command: "true", workerGroup: "ecs" }],
+      });
+      const id = await startRun("on-ecs");
+      await startInstance(id);
+      const e = await explain(id, "big");
+      expect(e).toMatchObject({ reason: "NO_WORKER", facts: { servedBy: "ecs" } });
+      expect(e.message).toMatch(
+        /^worker group 'ecs' is served by ECS, which runs no worker now \(scaled to 0 while idle\): the queued task makes it start one/,
+      );
+    } finally {
+      delete apiServer().rt.api.ecsWorkerGroup;
+    }
+  });
+
+  it("one task's explanation reads its own attempts and its upstream's, not the instance's", async () => {
+    await createWorkflow("reads", {
+      tasks: [
+        { code: "a", type: "SHELL", command: "true" },
+        { code: "b", type: "SHELL", command: "true", upstream: ["a"] },
+        { code: "other", type: "SHELL", command: "true" },
+      ],
+    });
+    const id = await startRun("reads");
+    await startInstance(id);
+    const store = apiServer().rt.api.store;
+    const all = vi.spyOn(store, "listTaskInstances");
+    const one = vi.spyOn(store, "listAttempts");
+    try {
+      expect(await explain(id, "b")).toMatchObject({ reason: "WAITING_FOR_UPSTREAM" });
+      expect(all).not.toHaveBeenCalled();
+      expect(one.mock.calls.map((c) => c[1]).sort()).toEqual(["a", "b"]);
+      await explain(id);
+      expect(all).toHaveBeenCalledTimes(1);
+    } finally {
+      all.mockRestore();
+      one.mockRestore();
+    }
+  });
+
+  it("an instance's reads take its definition from the process's cache", async () => {
+    await createWorkflow("cached", { tasks: [{ code: "x", type: "SHELL", command: "true" }] });
+    const id = await startRun("cached");
+    await startInstance(id);
+    const fetched = vi.spyOn(apiServer().rt.api.store, "getDefinition");
+    try {
+      for (let i = 0; i < 5; i++) expect((await get(`/v1/instances/${id}`)).status).toBe(200);
+      await explain(id, "x");
+      await explain(id);
+      expect((await get(`/v1/instances/${id}/tasks/x/log`)).status).toBe(200);
+      expect((await get(`/v1/instances/${id}/tasks/x/attempts`)).status).toBe(200);
+      expect(fetched.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      fetched.mockRestore();
+    }
+  });
+});
+
 describe("logs of tasks no worker ran", () => {
   const lines = async (id: string, code: string) => {
     const r = await get(`/v1/instances/${id}/tasks/${code}/log`);
@@ -218,7 +336,7 @@ describe("logs of tasks no worker ran", () => {
     await startInstance(id);
     const route = await lines(id, "route");
     expect(route.lines.map((l) => l.message)).toEqual([
-      'SWITCH: case 1 (`region == "eu"`) true → eu_load; skipped: us_load',
+      'SWITCH: case 1 (`region == "eu"`) true → eu_load; skipped: us_load; values read: region = "eu"',
     ]);
     expect(route.nextToken).toBeUndefined();
     expect(route.lines[0]?.timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -229,6 +347,29 @@ describe("logs of tasks no worker ran", () => {
       reason: "SKIPPED_BY_BRANCH",
       message: "skipped: branch not taken by route (it took eu_load)",
     });
+  });
+
+  it("SWITCH says the values its cases read, secret-like ones masked", async () => {
+    await createWorkflow("gate", {
+      params: { rows: "5", threshold: "100", api_token: "s3cr3t-value" },
+      tasks: [
+        {
+          code: "gate",
+          type: "SWITCH",
+          cases: [{ condition: 'rows > threshold && api_token != ""', next: "load" }],
+          defaultNext: "quarantine",
+        },
+        { code: "load", type: "SHELL", command: "true", upstream: ["gate"] },
+        { code: "quarantine", type: "SHELL", command: "true", upstream: ["gate"] },
+      ],
+    });
+    const id = await startRun("gate");
+    await startInstance(id);
+    const gate = await lines(id, "gate");
+    expect(gate.lines.map((l) => l.message)).toEqual([
+      'SWITCH: no case true → default quarantine; skipped: load; values read: rows = "5", threshold = "100", api_token = "****"',
+    ]);
+    expect(gate.lines[0]?.message).not.toContain("s3cr3t");
   });
 
   it("CONDITIONS names the failed upstream and the branch it followed", async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   apiServer,
   createWorkflow,
+  del,
   expectError,
   get,
   post,
@@ -49,7 +50,10 @@ async function runNextTask(id: string): Promise<Task> {
 }
 
 /** Sends a control verb and has the dispatcher carry it out. */
-async function control(id: string, verb: "rerun" | "recover-failed"): Promise<void> {
+async function control(
+  id: string,
+  verb: "rerun" | "recover-failed" | "pause" | "stop",
+): Promise<void> {
   const inst = await apiServer().rt.engine.store.getInstance(id);
   expect((await post(`/v1/instances/${id}/${verb}`)).status).toBe(202);
   await dispatch({ kind: "command", commandId: `${verb}:${id}:${inst?.rev}`, instanceId: id });
@@ -108,5 +112,64 @@ describe("the current round of an instance", () => {
     // recover-failed keeps what succeeded in the round and runs the rest again.
     await control(id, "recover-failed");
     expect((await tasksOf(id)).tasks).toEqual({ first: "DISPATCHED 3" });
+  }, 30_000);
+
+  it("force-success refuses a task a pause left waiting to run again (its failed attempt is history)", async () => {
+    await createWorkflow("paused-retry", {
+      tasks: [{ code: "a", type: "SHELL", command: "exit 3", retries: 1 }],
+    });
+    const id = await startRun("paused-retry");
+    await startInstance(id);
+    // `a` fails on its worker; the pause is handled before its event: the retry waits for a
+    // resume (slot PAUSED, next attempt 2), and the instance comes to rest PAUSED.
+    const { record } = await receiveTask(id);
+    expect((await apiServer().rt.worker.handleBatch([record])).batchItemFailures).toEqual([]);
+    await control(id, "pause");
+    expect((await get(`/v1/instances/${id}`)).body.state).toBe("PAUSED");
+    await control(id, "stop");
+    const stopped = (await get(`/v1/instances/${id}`)).body;
+    expect(stopped.state).toBe("STOPPED");
+    expect(stopped.tasks).toMatchObject([{ code: "a", state: "FAILURE", attempt: 1 }]);
+    expectError(await post(`/v1/instances/${id}/tasks/a/force-success`), 409, "Conflict", {
+      message: /'a' is not failed in the current round/,
+    });
+    const attempts = (await get(`/v1/instances/${id}/tasks/a/attempts`)).body.items;
+    expect(attempts.map((t: Task) => t.state)).toEqual(["FAILURE"]); // nothing written
+  }, 30_000);
+
+  it("a deleted workflow's instances keep their current round; a start left over starts nothing", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "shoal-rounds-")), "broken");
+    await createWorkflow("gone-later", {
+      tasks: [
+        { code: "first", type: "SHELL", command: `test ! -f ${marker}` },
+        { code: "final", type: "SHELL", command: "true", upstream: ["first"] },
+      ],
+    });
+    const id = await startRun("gone-later");
+    await startInstance(id);
+    await runNextTask(id);
+    await runNextTask(id);
+    writeFileSync(marker, "");
+    await control(id, "rerun"); // `first` fails in round 2; `final` is not reached
+    await runNextTask(id);
+    expect((await del("/v1/workflows/gone-later")).status).toBe(204);
+    // The version the instance ran is still there for it: the tree shows the current round.
+    expect((await tasksOf(id)).tasks).toEqual({ first: "FAILURE 2" });
+    expect((await get(`/v1/instances/${id}/tasks/final/attempts`)).status).toBe(200);
+    // A start command written before the delete (a schedule's fire racing it) starts nothing.
+    const late = "00000000-0000-4000-8000-00000000d31e";
+    await apiServer().rt.engine.store.putCommand({
+      commandId: `start:${late}`,
+      type: "SCHEDULED",
+      instanceId: late,
+      workflow: "gone-later",
+      version: 1,
+      state: "PENDING",
+      run: { params: {}, taskScope: "DOWNSTREAM", dryRun: false },
+      createdAt: Date.now(),
+    });
+    await startInstance(late);
+    expect(await apiServer().rt.engine.store.getInstance(late)).toBeUndefined();
+    expect((await apiServer().rt.engine.store.getCommand(`start:${late}`))?.state).toBe("DONE");
   }, 30_000);
 });

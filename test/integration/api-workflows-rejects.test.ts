@@ -254,6 +254,64 @@ describe("PUT /v1/workflows/{name}", () => {
       );
     });
 
+    it("400 in plain words: is required, must be a string, must be an object, DolphinScheduler's forms", async () => {
+      await changesNothing(async () => {
+        const r = await put("/v1/workflows/plain-words", {
+          params: [{ prop: "dt", value: "1" }],
+          tasks: [
+            { type: "SHELL", command: "x" },
+            { code: 1234567890, type: "SHELL", command: "x" },
+            { code: "c", type: "shell", command: "x", upstream: [1234567890] },
+            null,
+          ],
+        });
+        const err = expectError(r, 400, "ValidationError");
+        expect(err.details?.map((d) => `${d.path}: ${d.message}`)).toEqual([
+          "params: must be a map of name: value (DolphinScheduler's localParams list of {prop, value} becomes {prop: value})",
+          "tasks[0].code: is required",
+          "tasks[1].code: must be a string (DolphinScheduler's numeric task codes: use the task's name)",
+          "tasks[2].type: type must be SHELL, HTTP, LAMBDA, STEP_FUNCTIONS, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT (did you mean SHELL?)",
+          "tasks[2].upstream[0]: must be a string (DolphinScheduler's numeric task codes: use the task's name)",
+          "tasks[3]: must be an object",
+        ]);
+      });
+      await createWorkflow("keyed-run", oneTask());
+      const run = await post("/v1/workflows/keyed-run/runs", { idempotencyKey: "" });
+      expectError(run, 400, "ValidationError", {
+        path: "idempotencyKey",
+        detail: /^must not be empty$/,
+      });
+    });
+
+    it("400 at tasks[i].workflow for a sub-workflow cycle closed through stored workflows", async () => {
+      await createWorkflow("loop-c", oneTask());
+      await createWorkflow("loop-b", {
+        tasks: [{ code: "run-c", type: "SUB_WORKFLOW", workflow: "loop-c" }],
+      });
+      await createWorkflow("loop-a", {
+        tasks: [{ code: "run-b", type: "SUB_WORKFLOW", workflow: "loop-b" }],
+      });
+      const closing = {
+        tasks: [
+          { code: "first", type: "SHELL", command: "echo" },
+          { code: "run-a", type: "SUB_WORKFLOW", workflow: "loop-a", upstream: ["first"] },
+        ],
+      };
+      await changesNothing(async () => {
+        const r = await put("/v1/workflows/loop-c", closing);
+        expectError(r, 400, "ValidationError", {
+          path: "tasks[1].workflow",
+          detail:
+            /^sub-workflow cycle: loop-c -> loop-a -> loop-b -> loop-c \(as the other workflows' latest versions stand\)/,
+        });
+      });
+      expect((await get("/v1/workflows/loop-c")).body.version).toBe(1);
+      // Once loop-b no longer runs loop-c, the same body is accepted.
+      await createWorkflow("loop-b", oneTask("echo b"));
+      const ok = await put("/v1/workflows/loop-c", closing);
+      expect(ok.status, ok.text).toBe(201);
+    });
+
     it("400 for a bad name in the path", async () => {
       await changesNothing(async () => {
         for (const bad of ["-bad", ".hidden", "a%20b", "a%2Fb", "x".repeat(129), "%C3%A9t%C3%A9"]) {

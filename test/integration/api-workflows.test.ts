@@ -341,6 +341,46 @@ describe("PUT /v1/workflows/{name}: change and warnings", () => {
     expect(again.body).toMatchObject({ version: 3, change: "CREATED" });
   });
 
+  it("says previousReleaseState when the body's releaseState changed the workflow's", async () => {
+    expect((await put("/v1/workflows/flips", oneTask("echo 1"))).body).not.toHaveProperty(
+      "previousReleaseState",
+    );
+    expect((await post("/v1/workflows/flips/release", { state: "OFFLINE" })).status).toBe(200);
+    // The same body without a releaseState: unchanged, still OFFLINE, nothing to say.
+    const same = await put("/v1/workflows/flips", oneTask("echo 1"));
+    expect(same.body).toMatchObject({ change: "UNCHANGED", releaseState: "OFFLINE" });
+    expect(same.body).not.toHaveProperty("previousReleaseState");
+    // The same definition with ONLINE: unchanged, but it took the workflow online.
+    const online = await put("/v1/workflows/flips", {
+      ...oneTask("echo 1"),
+      releaseState: "ONLINE",
+    });
+    expect(online.status, online.text).toBe(200);
+    expect(online.body).toMatchObject({
+      version: 1,
+      change: "UNCHANGED",
+      releaseState: "ONLINE",
+      previousReleaseState: "OFFLINE",
+    });
+    const again = await put("/v1/workflows/flips", {
+      ...oneTask("echo 1"),
+      releaseState: "ONLINE",
+    });
+    expect(again.body).not.toHaveProperty("previousReleaseState");
+    // A new version that takes it offline says so too.
+    const next = await put("/v1/workflows/flips", {
+      ...oneTask("echo 2"),
+      releaseState: "OFFLINE",
+    });
+    expect(next.status, next.text).toBe(201);
+    expect(next.body).toMatchObject({
+      version: 2,
+      change: "UPDATED",
+      releaseState: "OFFLINE",
+      previousReleaseState: "ONLINE",
+    });
+  });
+
   it("answers 2xx with a warning for each reference nothing can set, and none otherwise", async () => {
     const body = {
       params: { bizdate: "$[yyyyMMdd-1]" },

@@ -123,6 +123,100 @@ describe("shoal apply -f with several documents", () => {
     expect(await status("dup")).toBe(404);
   });
 
+  it("refuses a sub-workflow cycle closed through the server, as the API does", async () => {
+    // On the server: cyc-parent runs cyc-child.
+    await shoal(["apply", "-f", await file("cyc-child.yaml", doc("cyc-child"))]);
+    await shoal(["apply", "-f", await file("cyc-parent.yaml", doc("cyc-parent", ["cyc-child"]))]);
+    const closing = await file("cyc-closing.yaml", doc("cyc-child", ["cyc-parent"]));
+    const res = await shoal(["apply", "-f", closing]);
+    expect(res).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "error: cyc-child: tasks[1].workflow: sub-workflow cycle: cyc-child -> cyc-parent -> cyc-child (cyc-parent as on the server); its runs would nest until they fail\n",
+    });
+    expect((await get("/v1/workflows/cyc-child")).body.version).toBe(1);
+    // Through a workflow of the file: cyc-mid (new) runs cyc-parent, which runs cyc-child.
+    const through = await file(
+      "cyc-through.yaml",
+      [doc("cyc-child", ["cyc-mid"]), doc("cyc-mid", ["cyc-parent"])].join("---\n"),
+    );
+    const res2 = await shoal(["apply", "-f", through]);
+    expect(res2.code).toBe(1);
+    expect(res2.stderr).toBe(
+      "error: cyc-mid: tasks[1].workflow: sub-workflow cycle: cyc-mid -> cyc-parent -> cyc-child -> cyc-mid (cyc-parent as on the server); its runs would nest until they fail\n" +
+        "error: nothing applied: 1 of 2 workflows have errors\n",
+    );
+    expect(await status("cyc-mid")).toBe(404);
+    // A file that also changes cyc-parent so that it no longer runs cyc-child is no cycle.
+    const fixed = await file(
+      "cyc-fixed.yaml",
+      [doc("cyc-child", ["cyc-parent"]), doc("cyc-parent")].join("---\n"),
+    );
+    expect(await shoal(["apply", "-f", fixed])).toMatchObject({
+      code: 0,
+      stdout: "cyc-parent: version 2 (updated)\ncyc-child: version 2 (updated)\n",
+    });
+  });
+
+  it("reports every unreadable document along with the others' errors", async () => {
+    const path = await file(
+      "unreadable.yaml",
+      [
+        "name: ur-1\ntasks:\n  - { code: a, type: SHEL, command: x }\n",
+        "name: ur-2\ntasks: [ { code: a\n",
+        "tasks:\n  - { code: a, type: SHELL, command: x }\n",
+        "name: ur-4\ntasks:\n  - { code: a, type: SUB_WORKFLOW, workflow: ur-ghost }\n",
+        doc("ur-5"),
+      ].join("---\n"),
+    );
+    const res = await shoal(["apply", "-f", path]);
+    expect(res.code).toBe(1);
+    const lines = res.stderr.trimEnd().split("\n");
+    expect(lines[0]).toBe(
+      "error: ur-1: tasks[0].type: type must be SHELL, HTTP, LAMBDA, STEP_FUNCTIONS, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT (did you mean SHELL?)",
+    );
+    expect(lines[1]).toMatch(new RegExp(`^error: ${path} \\(document 2\\): invalid YAML: `));
+    expect(lines.slice(-3)).toEqual([
+      `error: ${path} (document 3): missing top-level \`name\` (required when a file holds several workflows)`,
+      "error: ur-4: tasks[0].workflow: workflow 'ur-ghost' does not exist (not on the server, not in a document of this file that could be read)",
+      "error: nothing applied: 4 of 5 workflows have errors",
+    ]);
+    expect(await status("ur-5")).toBe(404);
+  });
+
+  it("words schema problems plainly, with DolphinScheduler's forms named", async () => {
+    const path = await file(
+      "plain.yaml",
+      [
+        "name: plain",
+        "tasks:",
+        "  - { type: SHELL, command: x }",
+        "  - { code: 1234567890, type: SHELL, command: x }",
+        "  - { code: c, type: SHELL, command: x, params: [{ prop: dt, value: '1' }] }",
+        "  - null",
+        "",
+      ].join("\n"),
+    );
+    const res = await shoal(["apply", "-f", path]);
+    expect(res).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        "error: plain: tasks[0].code: is required",
+        "error: plain: tasks[1].code: must be a string (DolphinScheduler's numeric task codes: use the task's name)",
+        "error: plain: tasks[2].params: must be a map of name: value (DolphinScheduler's localParams list of {prop, value} becomes {prop: value})",
+        "error: plain: tasks[3]: must be an object",
+        "",
+      ].join("\n"),
+    });
+    await shoal(["apply", "-f", await file("keyed.yaml", doc("keyed"))]);
+    expect(await shoal(["run", "keyed", "--idempotency-key", ""])).toMatchObject({
+      code: 1,
+      stderr: "error: --idempotency-key: must not be empty\n",
+    });
+  });
+
   it("stops at a document the API refuses, naming those not applied", async () => {
     // Valid by the validators, but over the stored size limit (incompressible commands).
     const random = () =>
@@ -179,7 +273,10 @@ describe("shoal get workflow -o yaml|json", () => {
     const yaml = await shoal(["get", "workflow", "round", "-o", "yaml"]);
     expect(yaml.code).toBe(0);
     const json = await shoal(["get", "workflow", "round", "-o", "json"]);
-    expect(parse(yaml.stdout)).toEqual(JSON.parse(json.stdout));
+    // The YAML is the JSON without the release state (the workflow's now, not the version's).
+    const { releaseState, ...version } = JSON.parse(json.stdout);
+    expect(releaseState).toBe("ONLINE");
+    expect(parse(yaml.stdout)).toEqual(version);
     expect(JSON.parse((await shoal(["get", "workflow", "round"])).stdout)).toEqual(
       JSON.parse(json.stdout),
     );
@@ -190,6 +287,35 @@ describe("shoal get workflow -o yaml|json", () => {
     });
     const v1 = await shoal(["get", "workflow", "round", "--version", "1", "-o", "YAML"]);
     expect(v1.stdout).toBe(yaml.stdout);
+  });
+
+  it("applying the printed YAML leaves an OFFLINE workflow OFFLINE; a releaseState that changes it is said", async () => {
+    await shoal(["apply", "-f", await file("pr.yaml", doc("pr"))]);
+    const printed = await shoal(["get", "workflow", "pr", "-o", "yaml"]);
+    expect(printed.stdout).not.toContain("releaseState");
+    const back = await file("pr-back.yaml", printed.stdout);
+    expect((await shoal(["release", "pr", "offline"])).code).toBe(0);
+    expect(await shoal(["apply", "-f", back])).toEqual({
+      code: 0,
+      stdout: "pr: version 1 (unchanged)\n",
+      stderr: "",
+    });
+    expect((await get("/v1/workflows/pr")).body.releaseState).toBe("OFFLINE");
+    // A file that says ONLINE takes it online, and apply says so.
+    const online = await file("pr-online.yaml", `${doc("pr")}releaseState: ONLINE\n`);
+    expect(await shoal(["apply", "-f", online])).toMatchObject({
+      code: 0,
+      stdout: "pr: version 1 (unchanged; released ONLINE)\n",
+    });
+    expect((await get("/v1/workflows/pr")).body.releaseState).toBe("ONLINE");
+    expect((await shoal(["apply", "-f", online])).stdout).toBe("pr: version 1 (unchanged)\n");
+    const offline = await file(
+      "pr-offline.yaml",
+      `${doc("pr", [], "echo v2")}releaseState: OFFLINE\n`,
+    );
+    expect((await shoal(["apply", "-f", offline])).stdout).toBe(
+      "pr: version 2 (updated; released OFFLINE)\n",
+    );
   });
 
   it("refuses another format as a usage error", async () => {

@@ -118,6 +118,38 @@ describe("retention of finished items (TTL attribute)", () => {
     ).toBe(TTL);
   });
 
+  it("a QUEUED_SERIAL entry carries no expiry while it waits; it expires retentionDays after it is decided", async () => {
+    const DECIDED = END + 10 * 86_400_000;
+    const fires = new DynamoFires(dynamoClient(), config.tables.fires, DAYS, () => DECIDED);
+    const ttlOf = async (nominalTime: number) =>
+      (await raw(config.tables.fires, { scheduleId: "s-queue", nominalTime }))[TTL_ATTRIBUTE];
+    for (const nominalTime of [END, END + 1_000]) {
+      await fires.putFire({
+        scheduleId: "s-queue",
+        nominalTime,
+        actualTime: END,
+        latenessMs: 0,
+        decision: "QUEUED_SERIAL",
+      });
+      expect(await ttlOf(nominalTime)).toBe(undefined);
+    }
+    // Its turn came 10 days later: fired then.
+    await fires.updateFire("s-queue", END, "QUEUED_SERIAL", {
+      decision: "FIRED",
+      instanceId: "i",
+      actualTime: DECIDED,
+      latenessMs: DECIDED - END,
+    });
+    expect(await ttlOf(END)).toBe(Math.floor(DECIDED / 1000) + DAYS * 86_400);
+    // Dropped by a newer fire (no actual time): from the clock.
+    await fires.updateFire("s-queue", END + 1_000, "QUEUED_SERIAL", {
+      decision: "DISCARDED_OVERLAP",
+    });
+    expect(await ttlOf(END + 1_000)).toBe(Math.floor(DECIDED / 1000) + DAYS * 86_400);
+    // The record read back carries no storage attribute of a queued entry's making.
+    expect((await fires.getFire("s-queue", END))?.decision).toBe("FIRED");
+  });
+
   it("without retention nothing carries the attribute", async () => {
     const keep = new DynamoStore(dynamoClient(), config.tables);
     await keep.putInstance(instance("ttl-3", { state: "SUCCESS", endedAt: END }));

@@ -1,7 +1,8 @@
 /**
  * What `shoal explain` needs from the deployed stack: the API knows which worker groups a Lambda
- * worker serves (no heartbeat comes from them), and the ECS workers may write their heartbeat in
- * the leases table (else every ECS group would look unserved).
+ * worker serves (no heartbeat comes from them) and which one the ECS service serves (scaled to 0
+ * while idle), and the ECS workers may write their heartbeat in the leases table (else every ECS
+ * group would look unserved).
  */
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
@@ -31,6 +32,33 @@ describe("ShoalStack and worker heartbeats", () => {
       expect(f.Properties.Environment.Variables[ENV.lambdaWorkerGroups]).toBe("default,gpu");
     }
   });
+
+  it("tells every function and the ECS workers the ECS-served group (explain's wording)", () => {
+    const fns = Object.values(t.findResources("AWS::Lambda::Function")).filter((f: Cfn) =>
+      String(f.Properties?.FunctionName ?? "").startsWith("hb-"),
+    );
+    for (const f of fns as Cfn[]) {
+      expect(f.Properties.Environment.Variables[ENV.ecsWorkerGroup]).toBe("ecs");
+    }
+    const task = Object.values(t.findResources("AWS::ECS::TaskDefinition"))[0] as Cfn;
+    const env = task.Properties.ContainerDefinitions[0].Environment as Array<{
+      Name: string;
+      Value: unknown;
+    }>;
+    expect(env).toContainEqual({ Name: ENV.ecsWorkerGroup, Value: "ecs" });
+  });
+
+  it("a stack without ECS workers names no ECS group", () => {
+    const app = new App();
+    const stack = new ShoalStack(app, "NoEcs", {
+      shoal: { prefix: "ne", workerGroups: ["default"] },
+    });
+    const fns = Object.values(Template.fromStack(stack).findResources("AWS::Lambda::Function"));
+    expect(fns.length).toBeGreaterThan(0);
+    for (const f of fns as Cfn[]) {
+      expect(f.Properties.Environment?.Variables?.[ENV.ecsWorkerGroup]).toBeUndefined();
+    }
+  }, 120_000);
 
   it("lets the ECS task role write the leases table, where heartbeats live", () => {
     const resources = t.toJSON().Resources as Record<string, Cfn>;

@@ -113,20 +113,89 @@ describe("shoal logs --follow on a task that has not started", () => {
     const res = await stub.shoal(["logs", "i-1", "load", "--follow"]);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe("2026-11-21T05:00:01.000Z loaded\n");
+    // "waiting for upstream" is not doubled into "waiting: waiting for upstream".
     expect(res.stderr).toBe(
-      "waiting: waiting for upstream 'extract' (RUNNING, attempt 1)\n" +
+      "waiting for upstream 'extract' (RUNNING, attempt 1)\n" +
         "waiting: no worker has polled worker group 'gpu' in the last 120 s\n",
     );
     expect(polls).toBeGreaterThan(3);
   }, 20_000);
 
-  it("without --follow it asks nothing more; a server without explain leaves it quiet", async () => {
+  it("without --follow it reads once; a server without explain leaves it quiet", async () => {
     stub.reply = (req: Seen) =>
       req.path.endsWith("/explain")
         ? notFound("no such route")
         : { status: 200, body: { lines: [], nextToken: "0" } };
     const once = await stub.shoal(["logs", "i-1", "load"]);
     expect(once).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(stub.calls()).toEqual([
+      "GET /v1/instances/i-1/tasks/load/log",
+      "GET /v1/instances/i-1/tasks/load/explain",
+    ]);
+  });
+});
+
+describe("shoal logs with nothing to show says why", () => {
+  it("a task that has not started: the explain sentence on stderr, exit 0", async () => {
+    stub.reply = (req: Seen) =>
+      req.path.endsWith("/explain")
+        ? { status: 200, body: LOAD }
+        : { status: 200, body: { lines: [], nextToken: "start" } };
+    const res = await stub.shoal(["logs", "i-1", "load"]);
+    expect(res).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "waiting for upstream 'extract' (RUNNING, attempt 2)\n",
+    });
+  });
+
+  it("a task waiting for its retry: the due time, and where the failed attempt's log is", async () => {
+    const retry = {
+      code: "load",
+      type: "SHELL",
+      state: "SUBMITTED",
+      attempt: 2,
+      reason: "RETRY_DUE",
+      message: "retry due at 2026-11-21T05:10:00.000Z",
+      facts: { dueAt: "2026-11-21T05:10:00.000Z" },
+    };
+    stub.reply = (req: Seen) =>
+      req.path.endsWith("/explain")
+        ? { status: 200, body: retry }
+        : { status: 200, body: { lines: [], nextToken: "0" } };
+    const res = await stub.shoal(["logs", "i-1", "load"]);
+    expect(res.stderr).toBe(
+      "retry due at 2026-11-21T05:10:00.000Z (attempt 1's log: shoal logs i-1 load --attempt 1)\n",
+    );
+    // An explicit attempt is not the one explain speaks of: nothing is added.
+    stub.requests.length = 0;
+    const asked = await stub.shoal(["logs", "i-1", "load", "--attempt", "2"]);
+    expect(asked).toEqual({ code: 0, stdout: "", stderr: "" });
     expect(stub.calls()).toEqual(["GET /v1/instances/i-1/tasks/load/log"]);
+  });
+
+  it("--follow on a task that never runs ends with the reason, not silently", async () => {
+    let over = false;
+    let explains = 0;
+    stub.reply = (req: Seen) => {
+      if (req.path.endsWith("/explain")) {
+        explains++;
+        const message = over
+          ? "did not run: upstream 'b' ended FAILURE"
+          : "will not run in this round: upstream 'b' ended FAILURE";
+        if (explains >= 1) over = true;
+        return { status: 200, body: { ...LOAD, reason: "UPSTREAM_FAILED", message } };
+      }
+      // The instance ends after the first explain: the page then has no token.
+      return { status: 200, body: over ? { lines: [] } : { lines: [], nextToken: "start" } };
+    };
+    const res = await stub.shoal(["logs", "i-1", "c", "--follow"]);
+    expect(res).toEqual({
+      code: 0,
+      stdout: "",
+      stderr:
+        "will not run in this round: upstream 'b' ended FAILURE\n" +
+        "did not run: upstream 'b' ended FAILURE\n",
+    });
   });
 });

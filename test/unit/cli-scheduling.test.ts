@@ -919,10 +919,11 @@ describe("shoal events put", () => {
     await expectUsage([...put, "--detail", '"text"'], /--detail: must be a JSON object/);
   });
 
-  it("passes a 400 through (exit 1)", async () => {
+  it("passes a 400 through (exit 1), naming the flags", async () => {
     stub.reply = () =>
       invalid("The request is invalid.", [
         { path: "Entries[0].Source", message: "must be at most 256 characters" },
+        { path: "Entries[0].DetailType", message: "must not be empty" },
       ]);
     const res = await shoal([
       "events",
@@ -936,7 +937,9 @@ describe("shoal events put", () => {
     ]);
     expect(res.code).toBe(1);
     expect(res.stderr).toBe(
-      "error: The request is invalid.\n  - Entries[0].Source: must be at most 256 characters\n",
+      "error: The request is invalid.\n" +
+        "  - --source: must be at most 256 characters\n" +
+        "  - --detail-type: must not be empty\n",
     );
   });
 });

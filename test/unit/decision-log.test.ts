@@ -65,6 +65,44 @@ describe("SWITCH", () => {
     ).toEqual(["SWITCH: no case true → default small_load; skipped: big_load, mid_load"]);
   });
 
+  it("says the values the evaluated cases read (those given: the API masks secret-like ones)", () => {
+    const guarded = tasksOf([
+      {
+        code: "gate",
+        type: "SWITCH",
+        cases: [
+          { condition: "rows > threshold", next: "load" },
+          { condition: 'params["db_password"] == "x" && region == "eu"', next: "eu" },
+          { condition: "never > 1", next: "load" },
+        ],
+        defaultNext: "quarantine",
+      },
+      shell("load", ["gate"]),
+      shell("eu", ["gate"]),
+      shell("quarantine", ["gate"]),
+    ])[0] as TaskDefinition;
+    const params = { rows: "5", threshold: "100", db_password: "****", region: "us" };
+    expect(
+      messages({
+        task: guarded,
+        attempt: done({ branch: ["quarantine"], switchCase: -1 }),
+        params,
+      }),
+    ).toEqual([
+      'SWITCH: no case true → default quarantine; skipped: load, eu; values read: rows = "5", threshold = "100", db_password = "****", region = "us", never unset',
+    ]);
+    // Only the cases evaluated: up to the one that was true.
+    expect(
+      messages({
+        task: guarded,
+        attempt: done({ branch: ["load"], switchCase: 0 }),
+        params: { ...params, rows: "500" },
+      }),
+    ).toEqual([
+      'SWITCH: case 0 (`rows > threshold`) true → load; skipped: eu, quarantine; values read: rows = "500", threshold = "100"',
+    ]);
+  });
+
   it("says why it failed", () => {
     const lines = decisionLines({
       task: switchTask,

@@ -5,12 +5,15 @@
 import { describe, expect, it } from "vitest";
 import { Dag } from "../../lib/core/dag.js";
 import {
+  ECS_SCALE_OUT_LATE_MS,
   type ExplainAttempt,
   type ExplainFacts,
   explainInstance,
+  explainReads,
   explainTask,
   instanceHold,
   neededFacts,
+  type WorkerBeatFacts,
 } from "../../lib/core/explain.js";
 import type { InstanceState, Priority } from "../../lib/core/model.js";
 import type { Progress } from "../../lib/core/progress.js";
@@ -278,11 +281,11 @@ describe("queued for a worker", () => {
   });
 
   it("a Lambda-served group needs no heartbeat", () => {
-    const f = queuedFacts({ workerGroups: { gpu: { lambda: true, queued: { MEDIUM: 0 } } } });
+    const f = queuedFacts({ workerGroups: { gpu: { lambda: true, queued: { MEDIUM: 2 } } } });
     expect(explain(f, "train")).toMatchObject({
       reason: "QUEUED",
       message:
-        "queued for the Lambda worker of group 'gpu': approximately 0 tasks wait at its priority (MEDIUM)",
+        "queued for the Lambda worker of group 'gpu': approximately 2 tasks wait at its priority (MEDIUM)",
       facts: { servedBy: "lambda" },
     });
   });
@@ -300,6 +303,151 @@ describe("queued for a worker", () => {
   });
 });
 
+describe("busy workers, messages in flight, ECS groups", () => {
+  const six = Array.from({ length: 6 }, (_, i) => shell(`t${i + 1}`));
+  /** Six parallel tasks on one 4-slot worker: t1..t4 run, t5 and t6 DISPATCHED. */
+  const sixOnFour = (beat: Partial<WorkerBeatFacts>, queued = 0, inFlight = 6) => {
+    const f = facts(six, "DDDDDD");
+    f.attempts = six.map((t, i) =>
+      i < 4
+        ? attempt(t.code, 1, "RUNNING", { worker: "w1", startedAt: T0 })
+        : attempt(t.code, 1, "DISPATCHED"),
+    );
+    f.workerGroups = {
+      default: {
+        heartbeat: {
+          lastPollAt: NOW - 30_000,
+          worker: "w1",
+          workers: [{ worker: "w1", at: NOW - 30_000, used: 4, slots: 4, held: 2, ...beat }],
+        },
+        queued: { MEDIUM: queued },
+        inFlight: { MEDIUM: inFlight },
+      },
+    };
+    return f;
+  };
+
+  it("a task whose message a busy worker holds: received, waiting for a free slot", () => {
+    expect(explain(sixOnFour({}), "t5")).toMatchObject({
+      state: "DISPATCHED",
+      reason: "WORKERS_BUSY",
+      message:
+        "received by a worker of group 'default', waiting for a free slot: all 4 slots of worker w1 are busy",
+      facts: {
+        workerGroup: "default",
+        servedBy: "workers",
+        workers: [{ worker: "w1", used: 4, slots: 4, held: 2, at: at(NOW - 30_000) }],
+        queued: { MEDIUM: 0 },
+        inFlight: { MEDIUM: 6 },
+      },
+    });
+  });
+
+  it("a task still in the queue behind a busy worker: busy, never 'no worker'", () => {
+    // The repro: a busy worker stops receiving, but its heartbeat (a timer) stays fresh.
+    expect(explain(sixOnFour({}, 3, 4), "t6")).toMatchObject({
+      reason: "WORKERS_BUSY",
+      message: "all 4 slots of worker w1 are busy: it waits in the queue for a free slot",
+    });
+  });
+
+  it("several busy workers are counted together; higher-priority tasks ahead are said", () => {
+    const f = sixOnFour({}, 1, 0);
+    const g = f.workerGroups?.default;
+    const beats = [
+      { worker: "w1", at: NOW - 10_000, used: 4, slots: 4, held: 0 },
+      { worker: "w2", at: NOW - 50_000, used: 2, slots: 2, held: 0 },
+      { worker: "gone", at: NOW - 10 * 60_000, used: 0, slots: 8, held: 0 },
+    ];
+    f.workerGroups = {
+      default: {
+        ...g,
+        heartbeat: { lastPollAt: NOW - 10_000, worker: "w1", workers: beats },
+        queued: { HIGH: 2, MEDIUM: 1 },
+      },
+    };
+    expect(explain(f, "t5")).toMatchObject({
+      reason: "WORKERS_BUSY",
+      message:
+        "all 6 slots of the 2 workers of group 'default' are busy: it waits in the queue for a free slot, behind approximately 2 higher-priority tasks",
+    });
+  });
+
+  it("a free slot at the last heartbeat and the message in flight: received, not 'approximately 0'", () => {
+    expect(explain(sixOnFour({ used: 3 }), "t5")).toMatchObject({
+      reason: "QUEUED",
+      message: "received by a worker of group 'default', waiting for a free slot",
+    });
+  });
+
+  it("no count is said when the queue shows none", () => {
+    const f = sixOnFour({ used: 0 }, 0, 0);
+    expect(explain(f, "t5")).toMatchObject({
+      reason: "QUEUED",
+      message: "queued for a worker of group 'default'",
+    });
+  });
+
+  it("an ECS group with no worker: the queued task scales the service out, then it is late", () => {
+    const f = facts([shell("big", [], { workerGroup: "ecs" })], "D");
+    f.attempts = [
+      attempt("big", 1, "DISPATCHED", { workerGroup: "ecs", submittedAt: NOW - 60_000 }),
+    ];
+    f.workerGroups = { ecs: { ecs: true, queued: { MEDIUM: 1 } } };
+    const e = explain(f, "big");
+    expect(e).toMatchObject({ reason: "NO_WORKER", facts: { servedBy: "ecs" } });
+    expect(e.message).toBe(
+      "worker group 'ecs' is served by ECS, which runs no worker now (scaled to 0 while idle): the queued task makes it start one, within a few minutes (a one-minute queue-depth alarm, then the container's start)",
+    );
+    expect(e.message).not.toMatch(/shoal worker/);
+    f.attempts = [
+      attempt("big", 1, "DISPATCHED", {
+        workerGroup: "ecs",
+        submittedAt: NOW - ECS_SCALE_OUT_LATE_MS - 1,
+      }),
+    ];
+    expect(explain(f, "big").message).toMatch(
+      /^no ECS worker of group 'ecs' has polled in the last 120 s although the task has been queued since .*: the service did not scale out/,
+    );
+  });
+
+  it("a worker with an old-style heartbeat (no per-worker entry) still counts as live", () => {
+    const f = sixOnFour({});
+    f.workerGroups = {
+      default: { heartbeat: { lastPollAt: NOW - 5_000, worker: "w1" }, queued: { MEDIUM: 2 } },
+    };
+    expect(explain(f, "t5").reason).toBe("QUEUED");
+  });
+});
+
+describe("explainReads: the attempts one task's explanation needs", () => {
+  it("the task and its upstream tasks, the failure that blocks it, the branch that skipped it", () => {
+    const tasks = [
+      shell("a"),
+      shell("b", ["a"]),
+      shell("c", ["b"]),
+      shell("d"),
+      { code: "sw", type: "SWITCH", cases: [{ condition: "true", next: "x" }], defaultNext: "y" },
+      shell("x", ["sw"]),
+      shell("y", ["sw"]),
+      shell("z", ["y"]),
+    ];
+    const f = facts(tasks, "F--SSSss");
+    const codes = (code: string) =>
+      [
+        ...explainReads(
+          f,
+          f.tasks.findIndex((t) => t.code === code),
+        ),
+      ]
+        .map((i) => f.tasks[i]?.code)
+        .sort();
+    expect(codes("c")).toEqual(["a", "b", "c"]);
+    expect(codes("d")).toEqual(["d"]);
+    expect(codes("z")).toEqual(["sw", "y", "z"]);
+  });
+});
+
 describe("retries", () => {
   const tasks = [shell("load", [], { retries: 3, retryIntervalSeconds: 30 })];
 
@@ -311,7 +459,8 @@ describe("retries", () => {
       state: "SUBMITTED",
       attempt: 2,
       reason: "RETRY_DUE",
-      message: `retry due at ${at(due)} (attempt 2)`,
+      // The attempt is the explanation's own field: the sentence does not repeat it.
+      message: `retry due at ${at(due)}`,
       facts: { dueAt: at(due) },
     });
   });
@@ -319,7 +468,7 @@ describe("retries", () => {
   it("derives the due time from the retry policy when the record has none", () => {
     const f = facts(tasks, "D", { counters: { 0: [2, 1, 0] } });
     f.attempts = [attempt("load", 2, "SUBMITTED", { submittedAt: NOW - 10_000 })];
-    expect(explain(f, "load").message).toBe(`retry due at ${at(NOW + 20_000)} (attempt 2)`);
+    expect(explain(f, "load").message).toBe(`retry due at ${at(NOW + 20_000)}`);
   });
 
   it("a retry past its due time is queued like any task", () => {
@@ -501,7 +650,7 @@ describe("explainInstance", () => {
       attempt("b", 1, "RUNNING", { worker: "w1", startedAt: NOW - 500 }),
     ];
     expect(explain(f, "a").message).toBe(`finished SUCCESS at ${at(NOW - 1_000)}`);
-    expect(explain(f, "b").message).toBe(`running on worker w1 since ${at(NOW - 500)} (attempt 1)`);
+    expect(explain(f, "b").message).toBe(`running on worker w1 since ${at(NOW - 500)}`);
     f.attempts = [attempt("b", 1, "NEED_FAULT_TOLERANCE", { worker: "w1" })];
     expect(explain(f, "b").reason).toBe("FAILING_OVER");
   });

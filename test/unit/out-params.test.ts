@@ -24,10 +24,19 @@ describe("parseSetValues", () => {
     expect(parseSetValues("${setValue(expr=f(x) = {y})}")).toEqual([
       { name: "expr", value: "f(x) = {y}" },
     ]);
-    expect(parseSetValues("${setValue( spaced =  v )}")).toEqual([
-      { name: "spaced", value: "  v " },
-    ]);
     expect(parseSetValues("${setValue(empty=)}")).toEqual([{ name: "empty", value: "" }]);
+  });
+
+  it("trims the whitespace around the name and the value, not inside", () => {
+    expect(parseSetValues("${setValue( spaced =  v w )}")).toEqual([
+      { name: "spaced", value: "v w" },
+    ]);
+    // `echo "#{setValue(rows=$(wc -l < f))}"` with BSD wc, which pads the count.
+    expect(parseSetValues("#{setValue(rows=       150)}")).toEqual([
+      { name: "rows", value: "150" },
+    ]);
+    expect(parseSetValues("${setValue(rows = 150\t)}")).toEqual([{ name: "rows", value: "150" }]);
+    expect(parseSetValues("${setValue(blank=   )}")).toEqual([{ name: "blank", value: "" }]);
   });
 
   it("ignores forms without = or without a closing )}", () => {

@@ -168,6 +168,36 @@ describe("unresolvedParamReferences", () => {
     expect(found.every((w) => w.message.startsWith("${nope}"))).toBe(true);
   });
 
+  it("checks the parameters SWITCH conditions read, except those they test for", () => {
+    const body = {
+      params: { threshold: "100" },
+      tasks: [
+        shell("count", "echo '${setValue(rows=12)}'"),
+        shell("other", "echo '${setValue(late=1)}'"),
+        {
+          code: "route",
+          type: "SWITCH",
+          upstream: ["count"],
+          cases: [
+            { condition: "rowz > threshold", next: "big" },
+            { condition: 'params["system.biz.dat"] >= "20260101" || late == "1"', next: "big" },
+            { condition: '"override" in params && params.override == "yes"', next: "big" },
+            { condition: 'has(params.flag) && params.flag == "1" && rows > 0', next: "big" },
+            { condition: "[1, 2].exists(k, k == rows) && size(params) > 0", next: "big" },
+          ],
+          defaultNext: "small",
+        },
+        shell("big", "true", { upstream: ["route"] }),
+        shell("small", "true", { upstream: ["route"] }),
+      ],
+    };
+    expect(warnings(body)).toEqual([
+      `tasks[2].cases[0].condition: rowz is not a global, local or built-in parameter, nor an OUT parameter of an upstream task; unless the run's parameters set it, the SWITCH fails when it evaluates this case (did you mean rows?)`,
+      `tasks[2].cases[1].condition: system.biz.dat is not a global, local or built-in parameter, nor an OUT parameter of an upstream task; unless the run's parameters set it, the SWITCH fails when it evaluates this case (did you mean system.biz.date?)`,
+      `tasks[2].cases[1].condition: late is not a global, local or built-in parameter, nor an OUT parameter of an upstream task (task 'other' sets it, but is not upstream of this task); unless the run's parameters set it, the SWITCH fails when it evaluates this case`,
+    ]);
+  });
+
   it("reports a name once per field", () => {
     expect(warnings({ tasks: [shell("a", "echo ${x} ${x} ${y}")] })).toHaveLength(2);
   });

@@ -73,6 +73,120 @@ describe("renderTask: worker tasks, as the worker substitutes them", () => {
     expect(renderingLines(r)).toContain(`  POST http://127.0.0.1:9/hook?key=${MASK}&day=20261102`);
   });
 
+  it("secrets never show, whatever SHELL quoting or JSON escaping made of them", () => {
+    const secret = "zq'xv\"w$rd\\x";
+    const params = { db_password: secret, dsn: `pg://u:${secret}@h/db`, who: "me" };
+    const shell = renderTask(
+      task({
+        type: "SHELL",
+        command:
+          "psql --pw=${db_password} --pw2='${db_password}' \"--pw3=${db_password}\" ${dsn} ${who}\ncat <<EOF\n${db_password}\nEOF",
+      }),
+      params,
+      PARIS,
+    );
+    expect(shell.params).toEqual({ db_password: MASK, dsn: `pg://u:${MASK}@h/db`, who: "me" });
+    expect(shell.rendered).toEqual({
+      type: "SHELL",
+      command: `psql --pw='${MASK}' --pw2='${MASK}' "--pw3=${MASK}" 'pg://u:${MASK}@h/db' 'me'\ncat <<EOF\n${MASK}\nEOF`,
+    });
+    const lambda = renderTask(
+      task({
+        type: "LAMBDA",
+        functionName: "fn",
+        payload: '{"token": "${api_token}", "dsn": "${dsn}", "n": ${n}}',
+      }),
+      { api_token: 'qj"ky\\x', dsn: 'pg://u:qj"ky\\x@h', n: "2" },
+      PARIS,
+    );
+    expect(lambda.rendered).toMatchObject({
+      payload: `{"token": "${MASK}", "dsn": "pg://u:${MASK}@h", "n": 2}`,
+    });
+    const http = renderTask(
+      task({
+        type: "HTTP",
+        method: "POST",
+        url: "http://127.0.0.1:9/x?k=${api_key}",
+        body: "key=${api_key}&who=${who}",
+      }),
+      { api_key: "a&b=c\\d$e", who: "me" },
+      PARIS,
+    );
+    expect(http.rendered).toMatchObject({
+      url: `http://127.0.0.1:9/x?k=${MASK}`,
+      body: `key=${MASK}&who=me`,
+    });
+    for (const r of [shell, lambda, http]) {
+      const text = JSON.stringify(r) + renderingLines(r).join("\n");
+      for (const leak of ["zq", "xv", "w$rd", "qj", "ky", "a&b", "$e"]) {
+        expect(text, leak).not.toContain(leak);
+      }
+    }
+  });
+
+  it("decides with the real values: errors are a run's, masked; a rendering masking breaks is hidden", () => {
+    // A real run fails (the secret ends the here-document): the error holds no secret.
+    const eof = renderTask(
+      task({ type: "SHELL", command: "cat <<EOF\n${db_password}\nEOF" }),
+      { db_password: "x\nEOF\nrm -rf /" },
+      PARIS,
+    );
+    expect(eof.error).toBeDefined();
+    expect(eof.rendered).toBeUndefined();
+    expect(JSON.stringify(eof)).not.toContain("rm -rf");
+    // A real run renders, `****` does not (shell arithmetic): nothing shown, no error.
+    const arith = renderTask(
+      task({ type: "SHELL", command: "echo $((${pin_secret} + 1))" }),
+      { pin_secret: "4711" },
+      PARIS,
+    );
+    expect(arith.error).toBeUndefined();
+    expect(arith.rendered).toBeUndefined();
+    expect(arith.hidden).toMatch(
+      /^not shown: with its secret parameters replaced by \*\*\*\* the task does not render \(/,
+    );
+    expect(renderingLines(arith)).toContain(arith.hidden);
+    expect(dryRunOutcome(arith)).toEqual({ state: "SUCCESS" });
+    expect(JSON.stringify(arith)).not.toContain("4711");
+    // A SWITCH decides with the real value; its error quotes the value masked.
+    const sw = renderTask(
+      task({
+        type: "SWITCH",
+        cases: [
+          { condition: 'api_token == "abc\\"d"', next: "a" },
+          { condition: "api_token > 3", next: "a" },
+        ],
+        defaultNext: "b",
+      }),
+      { api_token: 'abc"d' },
+      PARIS,
+    );
+    expect(sw.rendered).toMatchObject({
+      cases: [
+        { value: true },
+        {
+          value: `case 1 ("api_token > 3"): parameter api_token is "${MASK}", not a number at character 1`,
+        },
+      ],
+    });
+    // A long one is quoted cut to 40 characters: that is masked too.
+    const long = renderTask(
+      task({
+        type: "SWITCH",
+        cases: [{ condition: "api_token > 3", next: "a" }],
+        defaultNext: "b",
+      }),
+      { api_token: `${"k".repeat(45)}"q` },
+      PARIS,
+    );
+    expect(JSON.stringify(long)).not.toContain("kkkk");
+    expect(long.rendered).toMatchObject({
+      cases: [
+        { value: expect.stringContaining(`parameter api_token is "${MASK}…", not a number`) },
+      ],
+    });
+  });
+
   it("LAMBDA and STEP_FUNCTIONS: the JSON documents they would send", () => {
     const lambda = renderTask(
       task({

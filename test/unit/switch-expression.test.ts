@@ -185,17 +185,55 @@ describe("evaluateSwitch: numbers compare as numbers, as DolphinScheduler's subs
     expect(run("a > b", { a: "123456789012345678901234567890", b: "99" })).toBe("hit");
   });
 
-  it("compares as text when either side does not look like a number", () => {
-    // Numerically 1000 > 20; as text "1e3" < "20".
-    for (const notNumber of ["1e3", "+5", "0x10", " 5", "5 ", "5.", ".5", "1,000", "1_000"]) {
-      expect(run("a > b", { a: notNumber, b: "20" }), notNumber).toBe(
-        notNumber > "20" ? "hit" : "dflt",
-      );
+  it("orders two parameters as text only when neither looks like a number", () => {
+    expect(run("a < b", { a: "2026-01-05", b: "2026-01-06" })).toBe("hit");
+    expect(run("a > b", { a: "eu", b: "EU" })).toBe("hit");
+    expect(run("a < b", { a: "", b: "eu" })).toBe("hit");
+    expect(run("a == b", { a: "Infinity", b: "Infinity" })).toBe("hit");
+  });
+
+  it("fails <, <=, >, >= between two parameters when exactly one looks like a number", () => {
+    // As text, "" < "100" and " 1e3" < "20": each would silently take another branch.
+    for (const notNumber of ["", "1e3", "+5", "0x10", "5.", ".5", "1,000", "1_000", "1 000"]) {
+      for (const op of ["<", "<=", ">", ">="]) {
+        expect(run(`a ${op} b`, { a: notNumber, b: "20" }), `${notNumber} ${op}`).toBe(
+          `error: case 0 ("a ${op} b"): parameter a is ${JSON.stringify(notNumber)}, not a number, while parameter b is the number 20: ${op} needs two numbers or two texts (to compare them as text, write string(a) ${op} string(b)) at character 1`,
+        );
+        expect(run(`b ${op} a`, { a: notNumber, b: "20" }), `${notNumber} ${op}`).toContain(
+          `parameter a is ${JSON.stringify(notNumber)}, not a number, while parameter b is the number 20`,
+        );
+      }
       expect(run("a > 3", { a: notNumber }), notNumber).toContain("not a number");
     }
-    expect(run("a < b", { a: "10", b: "9a" })).toBe("hit");
-    expect(run("a == b", { a: "Infinity", b: "Infinity" })).toBe("hit");
-    expect(run("a < b", { a: "", b: "0" })).toBe("hit");
+    expect(run("rows > threshold", { rows: "", threshold: "100" })).toContain(
+      'parameter rows is "", not a number, while parameter threshold is the number 100',
+    );
+    // The way out the message names: text order on purpose.
+    expect(run("string(a) < string(b)", { a: "10", b: "9a" })).toBe("hit");
+    // Equality never fails: as numbers when both are, else as the exact text.
+    expect(run("a == b", { a: "1e3", b: "1000" })).toBe("dflt");
+    expect(run("a != b", { a: "", b: "0" })).toBe("hit");
+    expect(run("a in [b]", { a: "1e3", b: "1000" })).toBe("dflt");
+  });
+
+  it("trims the whitespace around a number, as DolphinScheduler's pasted text is read", () => {
+    // `${setValue(rows= 150)}`, BSD `wc -l` padding, a trailing newline.
+    for (const padded of [" 150", "150 ", "\t150\n", "  150\r\n", "\u00a0150"]) {
+      const p = { rows: padded, threshold: "100" };
+      expect(run("rows > threshold", p), JSON.stringify(padded)).toBe("hit");
+      expect(run("threshold < rows && rows >= 150 && rows == 150", p)).toBe("hit");
+      expect(run("rows + 1 == 151 && rows * 2 > threshold", p)).toBe("hit");
+      expect(
+        run('rows == b && rows in [150] && rows in [b] && rows != "150"', { ...p, b: "150" }),
+      ).toBe("hit");
+    }
+    expect(run("a > b", { a: " -2.50 ", b: "-3" })).toBe("hit");
+    expect(run("a + 1 > 0", { a: " 9223372036854775808" })).toContain(
+      "parameter a (9223372036854775808) is beyond the 64-bit int range",
+    );
+    // Inner spaces and the empty value are not numbers.
+    expect(run("a > 3", { a: "1 5" })).toContain('parameter a is "1 5", not a number');
+    expect(run("a > 3", { a: "  " })).toContain('parameter a is "  ", not a number');
   });
 
   it("compares with a number literal as a number, and fails when the value is not one", () => {

@@ -21,7 +21,14 @@ const SUPERVISOR_MODULE = fileURLToPath(new URL("../../lib/tasks/supervisor.ts",
 const alive = (pid: number) => processStartTime(pid) !== undefined;
 
 const started: ChildProcess[] = [];
+/** Process groups a test made, killed afterwards whatever happened. */
+const groups: number[] = [];
 afterEach(() => {
+  for (const g of groups.splice(0)) {
+    try {
+      process.kill(-g, "SIGKILL");
+    } catch {}
+  }
   for (const c of started.splice(0)) {
     try {
       if (c.pid !== undefined) process.kill(-c.pid, "SIGKILL");
@@ -61,6 +68,92 @@ describe.skipIf(process.platform !== "linux")("the supervisor of a SHELL task", 
     const bg = await pidIn(pidFile);
     await new Promise<void>((r) => child.stdin.once("close", () => r()));
     expect(alive(bg)).toBe(true);
+  });
+
+  /** Runs `command` supervised to its end: exit code, signal, output. */
+  async function runToEnd(
+    command: string,
+    onStart?: (child: ReturnType<typeof spawnSupervised>) => void,
+  ) {
+    const dir = mkdtempSync(join(tmpdir(), "shoal-sup-"));
+    const child = spawnSupervised(command, { cwd: dir, env: process.env });
+    started.push(child);
+    let out = "";
+    const ended = Promise.all(
+      [child.stdout, child.stderr].map(
+        (s) =>
+          new Promise<void>((r) => {
+            s.on("data", (d) => {
+              out += d;
+            });
+            s.once("end", () => r());
+          }),
+      ),
+    );
+    onStart?.(child);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+      child.once("exit", (c, sig) => r([c, sig])),
+    );
+    releaseSupervisor(child);
+    await ended;
+    return { code, signal, out, output: () => out };
+  }
+
+  it("starts the command with no signal ignored: it can trap INT", async () => {
+    // Run as an asynchronous list of a non-interactive shell, the command would start with INT
+    // and QUIT ignored (SigIgn 6) and could not trap them.
+    const r = await runToEnd(
+      `grep SigIgn /proc/self/status; trap 'echo caught INT; exit 7' INT; kill -INT $$; echo not caught; exit 1`,
+    );
+    expect(r.out).toMatch(/^SigIgn:\s+0+$/m);
+    expect(r.out).toContain("caught INT");
+    expect(r.out).not.toContain("not caught");
+    expect(r.code).toBe(7);
+  });
+
+  it("gives a command that traps TERM its grace: the supervisor exits with its status once it ends", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shoal-sup-"));
+    const ready = join(dir, "ready");
+    const r = await runToEnd(
+      `trap 'echo cleaning up; exit 5' TERM; touch ${ready}; while :; do sleep 0.1; done`,
+      (child) => {
+        void until(() => existsSync(ready), { what: "the command to start" }).then(() =>
+          process.kill(-(child.pid as number), "SIGTERM"),
+        );
+      },
+    );
+    expect(r.out).toContain("cleaning up");
+    expect(r).toMatchObject({ code: 5, signal: null });
+  });
+
+  it("still kills a task that traps TERM when its worker dies during the grace period", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shoal-sup-"));
+    const pidFile = join(dir, "task.pid");
+    const groupFile = join(dir, "group.pid");
+    const worker = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `import { writeFileSync } from "node:fs";
+         import { spawnSupervised } from ${JSON.stringify(SUPERVISOR_MODULE)};
+         const c = spawnSupervised(${JSON.stringify(`trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done`)}, { cwd: ${JSON.stringify(dir)}, env: process.env });
+         writeFileSync(${JSON.stringify(groupFile)}, String(c.pid));
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: "ignore" },
+    );
+    started.push(worker);
+    const task = await pidIn(pidFile);
+    const group = await pidIn(groupFile);
+    groups.push(group);
+    // The worker's stop: TERM to the group, which the task ignores...
+    process.kill(-group, "SIGTERM");
+    // ...and the worker dies before its KILL: the watcher, still there, kills the group.
+    worker.kill("SIGKILL");
+    await until(() => !alive(task), { what: "the task to die with its worker" });
   });
 
   it("kills the task's whole process group when its pipe closes", async () => {

@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { Dag } from "../../lib/core/dag.js";
 import { ShoalError } from "../../lib/core/errors.js";
 import type { ShellTaskDefinition, WorkflowDefinition } from "../../lib/core/model.js";
-import { isTimeZone } from "../../lib/core/time-params.js";
+import { checkTiming } from "../../lib/core/schedule-time.js";
+import { isTimeZone, timeZoneProblem, zonedBase } from "../../lib/core/time-params.js";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";
 import type { LoadedDefinition } from "../../lib/engine/definitions.js";
 import { taskParams, zoneOf } from "../../lib/engine/engine-deps.js";
@@ -159,5 +160,44 @@ describe("the workflow definition's timezone", () => {
       expect((err as ShoalError).details[0]?.path).toBe("timezone");
     }
     expect(isTimeZone("+02:00")).toBe(false);
+  });
+
+  it("refuses the abbreviations Intl knows but reads otherwise, and names the zone meant", () => {
+    // Intl (and so luxon) takes each of these, with a meaning nobody writing it expects.
+    const meant: Record<string, string> = {
+      BST: "'BST' is an abbreviation (Intl reads it as Asia/Dhaka); did you mean Europe/London?",
+      IST: "'IST' is an abbreviation (Intl reads it as Asia/Calcutta); did you mean Asia/Kolkata (India) or Europe/Dublin (Ireland)?",
+      EST: "'EST' is an abbreviation (Intl reads it as America/Panama); did you mean America/New_York (America/Panama if the zone keeps no daylight saving time)?",
+      PST: "'PST' is an abbreviation; did you mean America/Los_Angeles?",
+      CST: "'CST' is an abbreviation; did you mean America/Chicago (or Asia/Shanghai for China Standard Time)?",
+      CET: "'CET' is an abbreviation (Intl reads it as Europe/Brussels); did you mean Europe/Paris (or another city of the zone: Europe/Berlin, Europe/Madrid, …)?",
+      EDT: "'EDT' is an abbreviation; did you mean America/New_York?",
+      Japan: "'Japan' is a legacy alias; did you mean Asia/Tokyo?",
+      utc: "did you mean UTC?",
+    };
+    for (const [zone, hint] of Object.entries(meant)) {
+      expect(isTimeZone(zone), zone).toBe(false);
+      expect(timeZoneProblem(zone)).toBe(
+        `must be an IANA time zone name such as Europe/Paris or UTC: ${hint}`,
+      );
+      expect(() => parseWorkflowDefinition({ ...base, timezone: zone })).toThrow(
+        expect.objectContaining({
+          details: [{ path: "timezone", message: timeZoneProblem(zone) }],
+        }),
+      );
+    }
+    for (const zone of ["UTC", "GMT", "Etc/UTC", "Etc/GMT+5", "US/Eastern", "Asia/Calcutta"]) {
+      expect(timeZoneProblem(zone), zone).toBeUndefined();
+    }
+    expect(timeZoneProblem("Mars/Olympus")).toBe(
+      "must be an IANA time zone name such as Europe/Paris or UTC",
+    );
+    // Schedules and backfills (checkTiming) say the same.
+    expect(checkTiming({ cron: "0 0 * * *", timezone: "BST" })).toEqual([
+      { path: "timezone", message: `unknown time zone 'BST': ${meant.BST}` },
+    ]);
+    expect(checkTiming({ rate: "1 hour", timezone: "EST" })[0]?.path).toBe("timezone");
+    // A zone stored before the rule still computes.
+    expect(zonedBase(0, "EST").toISO()).toBe("1969-12-31T19:00:00.000-05:00");
   });
 });

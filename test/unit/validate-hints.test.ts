@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { type ErrorDetail, ShoalError } from "../../lib/core/errors.js";
 import { unknownFieldMessage } from "../../lib/core/field-hints.js";
-import { parseWorkflowDefinition } from "../../lib/core/validate.js";
+import { parseRunRequest, parseWorkflowDefinition } from "../../lib/core/validate.js";
 
 const TYPE_RULE =
   "type must be SHELL, HTTP, LAMBDA, STEP_FUNCTIONS, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT";
@@ -57,7 +57,7 @@ describe("every problem of a task whose type is missing or unknown", () => {
   it("reports the problems of every task, not only of the first bad one", () => {
     const details = detailsOf({
       tasks: [
-        { code: "a", type: "PYTHON", command: "x", colour: 1 },
+        { code: "a", type: "BATCH", command: "x", colour: 1 },
         { code: "b c", type: "SHELL", command: "x", retrys: 2 },
         { task_id: "c", bash_command: "echo", retry_delay: 300 },
       ],
@@ -68,7 +68,7 @@ describe("every problem of a task whose type is missing or unknown", () => {
       "tasks[1].code: must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
       "tasks[1].retrys: unknown field 'retrys' (did you mean 'retries'?)",
       `tasks[2].type: ${TYPE_RULE}`,
-      "tasks[2].code: Invalid input: expected string, received undefined",
+      "tasks[2].code: is required",
       "tasks[2].task_id: unknown field 'task_id' (did you mean 'code'?)",
       "tasks[2].bash_command: unknown field 'bash_command' (did you mean 'command'?)",
       "tasks[2].retry_delay: unknown field 'retry_delay' (did you mean 'retryIntervalSeconds'? in seconds)",
@@ -137,5 +137,126 @@ describe("hints on unknown fields", () => {
     fields.push("timeoutSeconds", "timeoutStrategy", "workerGroup", "params", "taskGroup");
     fields.push("command");
     expect(unknownFieldMessage(key, { level: "task", fields })).toContain(`(${hint}`);
+  });
+});
+
+describe("plain messages instead of zod's wording", () => {
+  it("says is required, must be a string, must be an object, must be a list", () => {
+    const details = detailsOf({
+      params: "x",
+      tasks: [
+        { type: "SHELL", command: "echo" },
+        { code: "b", type: "SHELL", command: 5, upstream: "a" },
+        null,
+        "c",
+      ],
+    });
+    expect(lines(details)).toEqual([
+      "params: must be a map of name: value",
+      "tasks[0].code: is required",
+      "tasks[1].upstream: must be a list",
+      "tasks[1].command: must be a string",
+      "tasks[2]: must be an object",
+      "tasks[3]: must be an object",
+    ]);
+  });
+
+  it("names DolphinScheduler's numeric task codes and its list of {prop, value}", () => {
+    const details = detailsOf({
+      params: [{ prop: "dt", value: "1" }],
+      tasks: [
+        { code: 123456789, type: "SHELL", command: "echo" },
+        {
+          code: "b",
+          type: "SHELL",
+          command: "echo",
+          upstream: [123456789],
+          params: [{ prop: "dt", direct: "IN", type: "VARCHAR", value: "1" }],
+        },
+      ],
+    });
+    const numeric = "must be a string (DolphinScheduler's numeric task codes: use the task's name)";
+    const list =
+      "must be a map of name: value (DolphinScheduler's localParams list of {prop, value} becomes {prop: value})";
+    expect(lines(details)).toEqual([
+      `params: ${list}`,
+      `tasks[0].code: ${numeric}`,
+      `tasks[1].upstream[0]: ${numeric}`,
+      `tasks[1].params: ${list}`,
+    ]);
+  });
+
+  it("says an empty idempotency key must not be empty", () => {
+    const def = parseWorkflowDefinition({ tasks: [{ code: "a", type: "SHELL", command: "x" }] });
+    let details: ErrorDetail[] = [];
+    try {
+      parseRunRequest({ idempotencyKey: "", startTasks: [7] }, def);
+    } catch (e) {
+      details = (e as ShoalError).details;
+    }
+    expect(lines(details)).toEqual([
+      "startTasks[0]: must be a string (DolphinScheduler's numeric task codes: use the task's name)",
+      "idempotencyKey: must not be empty",
+    ]);
+  });
+});
+
+describe("hints on a wrong task type", () => {
+  it.each([
+    ["SHEL", "did you mean SHELL?"],
+    ["shell", "did you mean SHELL?"],
+    ["Sub_Workflow", "did you mean SUB_WORKFLOW?"],
+    ["SUB_PROCESS", "did you mean SUB_WORKFLOW? DolphinScheduler's SUB_PROCESS"],
+    ["PYTHON", "DolphinScheduler's PYTHON has no Shoal type: run the script from a SHELL task"],
+  ])("type %s → %s", (type, hint) => {
+    const [detail] = detailsOf({ tasks: [{ code: "a", type, command: "echo" }] });
+    expect(detail?.path).toBe("tasks[0].type");
+    expect(detail?.message).toContain(`${TYPE_RULE} (${hint}`);
+  });
+
+  it("gives no hint for a type like none", () => {
+    expect(detailsOf({ tasks: [{ code: "a", type: "SPARK", command: "x" }] })).toEqual([
+      { path: "tasks[0].type", message: TYPE_RULE },
+    ]);
+  });
+});
+
+describe("hints on DolphinScheduler fields Shoal has no equivalent of", () => {
+  it("says so for version, isCache, cpuQuota, memoryMax, taskExecuteType and projectCode", () => {
+    const details = detailsOf({
+      projectCode: 1,
+      version: 3,
+      tasks: [
+        {
+          code: "a",
+          type: "SHELL",
+          command: "x",
+          version: 1,
+          isCache: "NO",
+          cpuQuota: -1,
+          memoryMax: -1,
+          taskExecuteType: "BATCH",
+          projectCode: 1,
+        },
+      ],
+    });
+    const byPath = new Map(details.map((d) => [d.path, d.message]));
+    expect(byPath.get("tasks[0].version")).toMatch(
+      /^unknown field 'version' \(DolphinScheduler's version has no Shoal field: each change of a workflow is a new version/,
+    );
+    expect(byPath.get("tasks[0].isCache")).toMatch(
+      /\(DolphinScheduler's isCache has no Shoal equivalent: a task runs on every run/,
+    );
+    for (const key of ["cpuQuota", "memoryMax"]) {
+      expect(byPath.get(`tasks[0].${key}`)).toBe(
+        `unknown field '${key}' (DolphinScheduler's ${key} has no Shoal equivalent: a task has the resources of the worker that runs it; pick workers with 'workerGroup')`,
+      );
+    }
+    expect(byPath.get("tasks[0].taskExecuteType")).toMatch(
+      /\(DolphinScheduler's taskExecuteType \(BATCH or STREAM\) has no Shoal equivalent/,
+    );
+    expect(byPath.get("tasks[0].projectCode")).toMatch(/Shoal has no projects/);
+    expect(byPath.get("projectCode")).toMatch(/Shoal has no projects/);
+    expect(byPath.get("version")).toMatch(/^unknown field 'version' \(version is read-only: /);
   });
 });

@@ -35,8 +35,8 @@ describe("work directory decisions", () => {
     expect(attemptDirExpiry(false, T, 60 * MIN)).toBe(T + 60 * MIN);
   });
 
-  it("an instance's directory: kept while it runs, gone when it succeeded, kept a while after a failure", () => {
-    const o = { now: T, keepMs: 60 * MIN, keptLeft: false, dirChangedAt: T };
+  it("an instance's directory: kept while it runs, gone when it succeeded, kept while a failed one exists", () => {
+    const o = { now: T, keepMs: 60 * MIN, keptLeft: false, unmarked: false, dirChangedAt: T };
     expect(instanceDirFate({ state: "RUNNING" }, o)).toBe("keep");
     expect(instanceDirFate({ state: "PAUSED" }, o)).toBe("keep");
     expect(instanceDirFate({ state: "SUCCESS", endedAt: T }, o)).toBe("remove");
@@ -44,23 +44,37 @@ describe("work directory decisions", () => {
     expect(instanceDirFate({ state: "SUCCESS", endedAt: T }, { ...o, keptLeft: true })).toBe(
       "prune",
     );
+    // recover-failed may rerun its failed tasks on what the others left in `shared`: kept for
+    // as long as the instance exists, whatever the keep time.
     expect(instanceDirFate({ state: "FAILURE", endedAt: T - 59 * MIN }, o)).toBe("keep");
-    expect(instanceDirFate({ state: "STOPPED", endedAt: T - 60 * MIN }, o)).toBe("remove");
-    expect(instanceDirFate({ state: "FAILURE", endedAt: T }, { ...o, keepMs: 0 })).toBe("remove");
+    expect(instanceDirFate({ state: "STOPPED", endedAt: T - 600 * MIN }, o)).toBe("keep");
+    expect(instanceDirFate({ state: "FAILURE", endedAt: T - 600 * MIN }, { ...o, keepMs: 0 })).toBe(
+      "keep",
+    );
+    // An attempt directory without a marker: an attempt runs (a rerun the record does not show
+    // yet), so nothing goes.
+    expect(instanceDirFate({ state: "SUCCESS", endedAt: T }, { ...o, unmarked: true })).toBe(
+      "keep",
+    );
     // Not in the store (deleted by retention): gone once the directory is that old.
     expect(instanceDirFate(undefined, { ...o, dirChangedAt: T - MIN })).toBe("keep");
     expect(instanceDirFate(undefined, { ...o, dirChangedAt: T - 60 * MIN })).toBe("remove");
   });
 
-  it("sweeps every half keep time, between 1 s and 5 minutes", () => {
+  it("sweeps every half keep time, between 30 s and 5 minutes", () => {
     expect(workSweepPeriodMs(60 * MIN)).toBe(5 * MIN);
     expect(workSweepPeriodMs(4 * MIN)).toBe(2 * MIN);
-    expect(workSweepPeriodMs(0)).toBe(1_000);
+    // SHOAL_KEEP_FAILED_WORK_MINUTES=0 does not make the worker read the store every second.
+    expect(workSweepPeriodMs(0)).toBe(30_000);
+    expect(workSweepPeriodMs(0.05 * MIN)).toBe(30_000);
   });
 });
 
 describe("the work directory sweep", () => {
-  function setup(instances: Record<string, Partial<InstanceRecord>>, running: string[] = []) {
+  function setup(
+    instances: Record<string, Partial<InstanceRecord>>,
+    running: string[] | (() => string[]) = [],
+  ) {
     const dataDir = mkdtempSync(join(tmpdir(), "shoal-work-"));
     let now = T;
     const dirs = new WorkDirs({
@@ -70,7 +84,7 @@ describe("the work directory sweep", () => {
         getInstance: async (id) => instances[id] as InstanceRecord | undefined,
       },
       now: () => now,
-      running: async () => new Set(running),
+      running: async () => new Set(typeof running === "function" ? running() : running),
     });
     const attempt = async (instanceId: string, code: string, n: number, ok: boolean) => {
       const d = attemptDirs(dataDir, { workflow: "w", instanceId, code, attempt: n });
@@ -109,15 +123,75 @@ describe("the work directory sweep", () => {
     expect(existsSync(join(failed.attempt, "out"))).toBe(true);
   });
 
-  it("keeps a failed instance's directory for the keep time after it ended", async () => {
-    const { dirs, attempt, at } = setup({ i3: { state: "FAILURE", endedAt: T } });
-    const d = await attempt("i3", "a", 1, true);
-    at(T + 10 * MIN - 1);
-    await dirs.sweep();
-    expect(existsSync(d.shared)).toBe(true);
-    at(T + 10 * MIN);
+  it("keeps a failed or stopped instance's shared directory while the store has it; its failed attempts' go after the keep time", async () => {
+    const instances: Record<string, Partial<InstanceRecord>> = {
+      i3: { state: "FAILURE", endedAt: T },
+      i3s: { state: "STOPPED", endedAt: T },
+    };
+    const { dirs, attempt, at } = setup(instances);
+    const ok = await attempt("i3", "a", 1, true);
+    const failed = await attempt("i3", "b", 1, false);
+    const stopped = await attempt("i3s", "a", 1, true);
+    at(T + 10 * 24 * 60 * MIN);
+    expect(await dirs.sweep()).toBe(0);
+    // What the successful upstream wrote is there for recover-failed.
+    expect(readFileSync(join(ok.shared, "s"), "utf8")).toBe("x");
+    expect(existsSync(stopped.shared)).toBe(true);
+    expect(existsSync(failed.attempt)).toBe(false);
+    // Retention deleted the instance: the directory goes once it is the keep time old.
+    delete instances.i3;
+    const old = (T + 10 * 24 * 60 * MIN - 10 * MIN) / 1000;
+    utimesSync(ok.instance, old, old);
+    expect(await dirs.sweep()).toBe(1);
+    expect(existsSync(ok.instance)).toBe(false);
+    expect(existsSync(stopped.shared)).toBe(true);
+  });
+
+  it("never removes an instance directory holding an attempt directory without a marker", async () => {
+    // The store still says SUCCESS while a rerun's first attempt runs here.
+    const { dataDir, dirs } = setup({ i5: { state: "SUCCESS", endedAt: T } });
+    const d = attemptDirs(dataDir, { workflow: "w", instanceId: "i5", code: "a", attempt: 2 });
+    await dirs.prepare(d);
+    writeFileSync(join(d.shared, "s"), "x");
+    expect(await dirs.sweep()).toBe(0);
+    expect(existsSync(d.attempt)).toBe(true);
+    expect(existsSync(join(d.shared, "s"))).toBe(true);
+    // Once it ended (successfully: its directory goes) the instance's directory goes too.
+    await dirs.ended(d, true);
     expect(await dirs.sweep()).toBe(1);
     expect(existsSync(d.instance)).toBe(false);
+  });
+
+  it("asks again right before removing whether a task of the instance runs here", async () => {
+    // Not running when the sweep starts; a task of it started by the time it would remove.
+    let calls = 0;
+    const { dirs, attempt } = setup({ i6: { state: "SUCCESS", endedAt: T } }, () =>
+      ++calls > 1 ? ["i6"] : [],
+    );
+    const d = await attempt("i6", "a", 1, true);
+    expect(await dirs.sweep()).toBe(0);
+    expect(calls).toBe(2);
+    expect(existsSync(d.shared)).toBe(true);
+  });
+
+  it("keeps the directory of an attempt a dead worker left like a failed attempt's", async () => {
+    const { dataDir, dirs, at } = setup({ i7: { state: "SUCCESS", endedAt: T } });
+    const key = { workflow: "w", instanceId: "i7", code: "a", attempt: 1 };
+    const d = attemptDirs(dataDir, key);
+    await dirs.prepare(d);
+    writeFileSync(join(d.attempt, "out"), "x");
+    await dirs.left(key);
+    expect(readFileSync(d.keptMarker, "utf8")).toBe(String(T + 10 * MIN));
+    // Marked already: left again does not extend it.
+    at(T + MIN);
+    await dirs.left(key);
+    expect(readFileSync(d.keptMarker, "utf8")).toBe(String(T + 10 * MIN));
+    await dirs.sweep();
+    expect(existsSync(d.shared)).toBe(false);
+    expect(existsSync(join(d.attempt, "out"))).toBe(true);
+    at(T + 10 * MIN);
+    await dirs.sweep();
+    expect(existsSync(d.attempt)).toBe(false);
   });
 
   it("never touches an instance a worker on this machine runs a task of", async () => {

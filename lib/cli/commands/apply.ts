@@ -1,16 +1,20 @@
 /**
  * `shoal apply -f FILE`: create or update workflow definitions from YAML/JSON, all or nothing.
- * Every document is checked first, by the API's own validators (lib/core/validate.ts) and by
- * looking up the SUB_WORKFLOW targets that are not in the file; if any document has a problem,
- * nothing is written and every problem of every document is printed. Then the workflows are
- * PUT children first (a SUB_WORKFLOW target must exist before its parent, or the API refuses
- * the parent), each reported as created, updated or unchanged, with the API's warnings.
+ * Every document is checked first: that it reads (YAML, a `name`), by the API's own validators
+ * (lib/core/validate.ts), and by looking up the SUB_WORKFLOW targets that are not in the file
+ * (they must exist, and must not run the document's workflow again: sub-workflow-cycle.ts, as
+ * the API checks). If any document has a problem, nothing is written and every problem of every
+ * document is printed. Then the workflows are PUT children first (a SUB_WORKFLOW target must
+ * exist before its parent, or the API refuses the parent), each reported as created, updated or
+ * unchanged (and released ONLINE or OFFLINE when its `releaseState` changed the workflow's),
+ * with the API's warnings.
  */
 import type { Command } from "commander";
 import { ShoalError } from "../../core/errors.js";
 import type { TaskDefinition } from "../../core/model.js";
+import { pathBack, subWorkflowTargets } from "../../core/sub-workflow-cycle.js";
 import { NAME_PATTERN, parseWorkflowDefinition } from "../../core/validate.js";
-import type { WorkflowWritten } from "../api-types.js";
+import type { WorkflowDetail, WorkflowWritten } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { loadWorkflowDocuments, type WorkflowDocument } from "../documents.js";
 import { EXIT } from "../errors.js";
@@ -33,12 +37,18 @@ export function registerApply(program: Command, ctx: CliContext): void {
         "none is applied. Sub-workflows are applied before the workflows that run them.",
     )
     .action(async (opts: { file: string }) => {
-      const docs = await loadWorkflowDocuments(opts.file);
-      const plan = await planApply(ctx, docs);
-      if (plan.problems.length > 0) {
-        for (const p of plan.problems) ctx.err(`${p.name}: ${p.message}`);
-        if (docs.length > 1) {
-          ctx.err(`nothing applied: ${plan.invalid} of ${docs.length} workflows have errors`);
+      const file = await loadWorkflowDocuments(opts.file);
+      const plan = await planApply(ctx, file.documents, file.problems.length > 0);
+      // Every problem in file order: a document that does not read, then each one's checks.
+      const problems = [
+        ...file.problems,
+        ...plan.problems.map((p) => ({ position: p.position, message: `${p.name}: ${p.message}` })),
+      ].sort((a, b) => a.position - b.position);
+      if (problems.length > 0) {
+        for (const p of problems) ctx.err(p.message);
+        if (file.count > 1) {
+          const invalid = file.problems.length + plan.invalid;
+          ctx.err(`nothing applied: ${invalid} of ${file.count} workflows have errors`);
         }
         ctx.exitCode = EXIT.error;
         return;
@@ -50,6 +60,8 @@ export function registerApply(program: Command, ctx: CliContext): void {
 /** One problem of one document, printed as `error: <name>: <message>`. */
 interface Problem {
   name: string;
+  /** The document's number in the file. */
+  position: number;
   message: string;
 }
 
@@ -62,38 +74,42 @@ interface ApplyPlan {
 }
 
 /**
- * Checks every document and orders them children first.
+ * Checks every document and orders them children first. `unreadable`: some documents of the
+ * file could not be read, so a SUB_WORKFLOW target may be one of them.
  * @throws CliError when the API cannot be reached (to look up a SUB_WORKFLOW target).
  */
-async function planApply(ctx: CliContext, docs: readonly WorkflowDocument[]): Promise<ApplyPlan> {
+async function planApply(
+  ctx: CliContext,
+  docs: readonly WorkflowDocument[],
+  unreadable: boolean,
+): Promise<ApplyPlan> {
   const problems: Problem[] = [];
   const bad = new Set<string>();
+  const byName = new Map<string, WorkflowDocument>();
   const fail = (name: string, message: string) => {
-    problems.push({ name, message });
+    problems.push({ name, position: byName.get(name)?.position ?? 0, message });
     bad.add(name);
   };
-  const byName = new Map<string, WorkflowDocument>();
-  const position = new Map<string, number>();
-  for (const [i, doc] of docs.entries()) {
-    const first = position.get(doc.name);
+  for (const doc of docs) {
+    const first = byName.get(doc.name);
     if (first !== undefined) {
-      fail(doc.name, `document ${i + 1} has the same name as document ${first + 1}`);
+      problems.push({
+        name: doc.name,
+        position: doc.position,
+        message: `document ${doc.position} has the same name as document ${first.position}`,
+      });
+      bad.add(doc.name);
       continue;
     }
     byName.set(doc.name, doc);
-    position.set(doc.name, i);
   }
   // SUB_WORKFLOW targets of each document: in the file (edges of the order) or on the server.
   const children = new Map<string, string[]>();
-  const onServer = new Map<string, boolean>();
-  const exists = async (name: string) => {
-    let known = onServer.get(name);
-    if (known === undefined) {
-      known = await workflowExists(ctx, name);
-      onServer.set(name, known);
-    }
-    return known;
-  };
+  const tasksOf = new Map<string, TaskDefinition[]>();
+  const onServer = serverTargets(ctx);
+  const missing = unreadable
+    ? "does not exist (not on the server, not in a document of this file that could be read)"
+    : "does not exist (not in this file, not on the server)";
   for (const doc of byName.values()) {
     if (!NAME_PATTERN.test(doc.name)) {
       fail(doc.name, "name: must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$");
@@ -106,6 +122,7 @@ async function planApply(ctx: CliContext, docs: readonly WorkflowDocument[]): Pr
       for (const d of err.details) fail(doc.name, d.path ? `${d.path}: ${d.message}` : d.message);
       continue;
     }
+    tasksOf.set(doc.name, tasks);
     const mine: string[] = [];
     for (const [i, task] of tasks.entries()) {
       if (task.type !== "SUB_WORKFLOW") continue;
@@ -113,22 +130,20 @@ async function planApply(ctx: CliContext, docs: readonly WorkflowDocument[]): Pr
       if (task.workflow === doc.name) {
         fail(doc.name, `${path}: a workflow cannot run itself as a sub-workflow`);
       } else if (byName.has(task.workflow)) mine.push(task.workflow);
-      else if (!(await exists(task.workflow))) {
-        fail(
-          doc.name,
-          `${path}: workflow '${task.workflow}' does not exist (not in this file, not on the server)`,
-        );
+      else if ((await onServer(task.workflow)) === undefined) {
+        fail(doc.name, `${path}: workflow '${task.workflow}' ${missing}`);
       }
     }
     children.set(doc.name, mine);
   }
+  await checkCyclesThroughServer(byName, tasksOf, onServer, fail);
   const { order, cycle } = childrenFirst([...byName.keys()], children);
   if (cycle) {
     fail(cycle[0] as string, `sub-workflow cycle in this file: ${cycle.join(" -> ")}`);
     for (const name of cycle) bad.add(name);
   }
   // Document by document, in file order (sort is stable: each one's problems keep their order).
-  problems.sort((a, b) => (position.get(a.name) ?? 0) - (position.get(b.name) ?? 0));
+  problems.sort((a, b) => a.position - b.position);
   return {
     order: order.map((name) => byName.get(name) as WorkflowDocument),
     problems,
@@ -136,14 +151,66 @@ async function planApply(ctx: CliContext, docs: readonly WorkflowDocument[]): Pr
   };
 }
 
-/** Whether the server has workflow `name` (GET answers 200, not 404). */
-async function workflowExists(ctx: CliContext, name: string): Promise<boolean> {
+/**
+ * The SUB_WORKFLOW targets of a workflow's latest version on the server, or undefined when the
+ * server has no such workflow (GET answers 404); each workflow is read once.
+ */
+function serverTargets(ctx: CliContext): (name: string) => Promise<string[] | undefined> {
+  const read = new Map<string, Promise<string[] | undefined>>();
+  return (name) => {
+    let answer = read.get(name);
+    if (!answer) {
+      answer = readTargets(ctx, name);
+      read.set(name, answer);
+    }
+    return answer;
+  };
+}
+
+async function readTargets(ctx: CliContext, name: string): Promise<string[] | undefined> {
   try {
-    await ctx.api().get(`/v1/workflows/${seg(name)}`);
-    return true;
+    const wf = await ctx.api().get<WorkflowDetail>(`/v1/workflows/${seg(name)}`);
+    const tasks = Array.isArray(wf.tasks) ? (wf.tasks as unknown as TaskDefinition[]) : [];
+    return subWorkflowTargets(tasks);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return false;
+    if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;
+  }
+}
+
+/**
+ * A document whose SUB_WORKFLOW target on the server runs it again (directly, or through other
+ * workflows on the server or in the file, the file's version of a workflow replacing the
+ * server's; sub-workflow-cycle.ts) is refused as the API would refuse it: one problem at the
+ * task, naming the cycle. Cycles within the file are childrenFirst's.
+ */
+async function checkCyclesThroughServer(
+  byName: ReadonlyMap<string, WorkflowDocument>,
+  tasksOf: ReadonlyMap<string, readonly TaskDefinition[]>,
+  onServer: (name: string) => Promise<string[] | undefined>,
+  fail: (name: string, message: string) => void,
+): Promise<void> {
+  const childrenOf = async (name: string) => {
+    const mine = tasksOf.get(name);
+    if (mine) return subWorkflowTargets(mine);
+    return byName.has(name) ? [] : ((await onServer(name)) ?? []);
+  };
+  for (const [name, tasks] of tasksOf) {
+    const seen = new Set<string>();
+    for (const [i, task] of tasks.entries()) {
+      if (task.type !== "SUB_WORKFLOW" || byName.has(task.workflow)) continue;
+      if (seen.has(task.workflow)) continue;
+      seen.add(task.workflow);
+      if ((await onServer(task.workflow)) === undefined) continue;
+      const back = await pathBack(task.workflow, name, childrenOf);
+      if (!back) continue;
+      const cycle = [name, ...back];
+      const stored = [...new Set(cycle.filter((w) => !byName.has(w)))];
+      fail(
+        name,
+        `tasks[${i}].workflow: sub-workflow cycle: ${cycle.join(" -> ")} (${stored.join(", ")} as on the server); its runs would nest until they fail`,
+      );
+    }
   }
 }
 
@@ -206,7 +273,12 @@ async function applyInOrder(ctx: CliContext, docs: readonly WorkflowDocument[]):
       return;
     }
     const change = res.body.change ?? (res.status === 201 ? "CREATED" : "UNCHANGED");
-    ctx.out(`${doc.name}: version ${res.body.version} (${CHANGE_WORDS[change] ?? change})`);
+    // The body's releaseState took the workflow ONLINE or OFFLINE: not "unchanged" for a user.
+    const released =
+      res.body.previousReleaseState !== undefined ? `; released ${res.body.releaseState}` : "";
+    ctx.out(
+      `${doc.name}: version ${res.body.version} (${CHANGE_WORDS[change] ?? change}${released})`,
+    );
     for (const w of res.body.warnings ?? []) {
       ctx.io.stderr.write(`warning: ${doc.name}: ${w.path ? `${w.path}: ` : ""}${w.message}\n`);
     }

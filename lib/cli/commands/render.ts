@@ -12,7 +12,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { renderingLines, type TaskRendering } from "../../tasks/render-task.js";
 import type { CliContext } from "../context.js";
 import { EXIT, UsageError } from "../errors.js";
-import { ApiError, seg } from "../http.js";
+import { ApiError, type FlagMap, seg } from "../http.js";
 import { intIn, keyValue, outputOption } from "../options.js";
 
 /** What the render endpoints answer (lib/api/render.ts). */
@@ -34,6 +34,14 @@ interface RenderOptions {
   attempt?: number;
   output: "TEXT" | "JSON";
 }
+
+/** Fields of the workflow render request (lib/api/render.ts renderSchema) and their flags. */
+const RENDER_FLAGS: FlagMap = {
+  params: "--param",
+  scheduleTime: "--schedule-time",
+  timezone: "--timezone",
+  version: "--version",
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -134,7 +142,11 @@ async function renderWorkflow(
   try {
     const res = await ctx
       .api()
-      .post<RenderAnswer>(`/v1/workflows/${seg(name)}/tasks/${seg(task)}/render`, body);
+      .post<RenderAnswer>(
+        `/v1/workflows/${seg(name)}/tasks/${seg(task)}/render`,
+        body,
+        RENDER_FLAGS,
+      );
     return res.body;
   } catch (err) {
     if (

@@ -34,7 +34,26 @@ export function standaloneRetentionDays(
   return days;
 }
 
-/** Registers `standalone` and `worker`. */
+/** Help of `--data-dir` on `shoal worker` and `shoal sweeper`. */
+const JOIN_DATA_DIR =
+  "data directory of the `shoal standalone` to join: reads DIR/endpoints.env (default: the environment, else .shoal/endpoints.env)";
+
+/**
+ * Runs a `shoal worker` or `shoal sweeper` body, telling the user what to do when nothing says
+ * where Shoal is.
+ * @throws UsageError (exit 2) for a NoConfigurationError (lib/standalone/worker-process.ts).
+ */
+async function joining(run: () => Promise<void>): Promise<void> {
+  const { NoConfigurationError } = await import("../../standalone/worker-process.js");
+  try {
+    await run();
+  } catch (e) {
+    if (e instanceof NoConfigurationError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** Registers `standalone`, `sweeper` and `worker`. */
 export function registerServers(program: Command, _ctx: CliContext): void {
   program
     .command("standalone")
@@ -90,9 +109,15 @@ export function registerServers(program: Command, _ctx: CliContext): void {
       "run a sweeper process: fires schedules on its share of the shards, releases timers, fails over lost tasks; any number may run",
     )
     .option("--interval <ms>", "how often it sweeps, ms", intIn(100, 60_000), 1000)
-    .action(async (opts: { interval: number }) => {
+    .option("--data-dir <dir>", JOIN_DATA_DIR)
+    .action(async (opts: { interval: number; dataDir?: string }) => {
       const { runSweeperProcess } = await import("../../standalone/sweeper-process.js");
-      await runSweeperProcess({ intervalMs: opts.interval });
+      await joining(() =>
+        runSweeperProcess({
+          intervalMs: opts.interval,
+          ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+        }),
+      );
     });
 
   program
@@ -100,8 +125,15 @@ export function registerServers(program: Command, _ctx: CliContext): void {
     .description("run a worker process that polls a worker group's task queues")
     .option("--group <group>", "worker group to serve", "default")
     .option("--concurrency <n>", "tasks run at the same time", intIn(1, 256), 4)
-    .action(async (opts: { group: string; concurrency: number }) => {
+    .option("--data-dir <dir>", JOIN_DATA_DIR)
+    .action(async (opts: { group: string; concurrency: number; dataDir?: string }) => {
       const { runWorkerProcess } = await import("../../standalone/worker-process.js");
-      await runWorkerProcess({ group: opts.group, concurrency: opts.concurrency });
+      await joining(() =>
+        runWorkerProcess({
+          group: opts.group,
+          concurrency: opts.concurrency,
+          ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+        }),
+      );
     });
 }

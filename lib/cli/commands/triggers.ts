@@ -39,6 +39,13 @@ const TRIGGER_FLAGS: FlagMap = {
   debounceSeconds: "--debounce",
 };
 
+/** Fields of the one-entry PutEvents body of `events put` and the flags that fill them. */
+const EVENT_FLAGS: FlagMap = {
+  "Entries[0].Source": "--source",
+  "Entries[0].DetailType": "--detail-type",
+  "Entries[0].Detail": "--detail",
+};
+
 /** Registers `triggers` (list), `trigger create|get|delete` and `events put`. */
 export function registerTriggers(program: Command, ctx: CliContext): void {
   program
@@ -136,7 +143,9 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
         DetailType: opts.detailType,
         Detail: JSON.stringify(detail),
       };
-      const res = await ctx.api().post<PutEventsResult>("/v1/events", { Entries: [entry] });
+      const res = await ctx
+        .api()
+        .post<PutEventsResult>("/v1/events", { Entries: [entry] }, EVENT_FLAGS);
       const result = res.body;
       if ((result.FailedEntryCount ?? 0) > 0) ctx.exitCode = EXIT.error;
       if (opts.output === "JSON") {

@@ -18,7 +18,7 @@ export function registerWait(program: Command, ctx: CliContext): void {
     .argument("<instance>", "instance id")
     .option(
       "--timeout <seconds>",
-      "give up after this long (the instance keeps running)",
+      "give up after this long (the instance is left as it is)",
       positiveSeconds,
     )
     .action(async (id: string, opts: { timeout?: number }) => {

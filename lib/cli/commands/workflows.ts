@@ -32,7 +32,7 @@ export function registerWorkflows(program: Command, ctx: CliContext): void {
   get
     .command("workflow")
     .description(
-      "print a workflow definition (latest version unless --version); `-o yaml` prints a file `shoal apply -f` takes back",
+      "print a workflow definition (latest version unless --version); `-o yaml` prints a file `shoal apply -f` takes back (without the release state)",
     )
     .argument("<name>", "workflow name")
     .option("--version <n>", "an older version", intIn(1, Number.MAX_SAFE_INTEGER))
@@ -90,11 +90,13 @@ export function registerWorkflows(program: Command, ctx: CliContext): void {
 /**
  * A workflow as `get workflow` shows it, in YAML with `name` first: `shoal apply -f` takes it
  * back as it is (documents.ts drops `version` and `createdAt`), so it can be edited and applied.
- * Strings that would read as another type (`"007"`, `"true"`) stay quoted; long lines are not
- * folded.
+ * `releaseState` is left out: it is the workflow's state now (`shoal release`), not part of the
+ * version, and a file that kept it would take the workflow back ONLINE (or OFFLINE) whenever it
+ * is applied. Strings that would read as another type (`"007"`, `"true"`) stay quoted; long
+ * lines are not folded.
  */
 export function workflowYaml(wf: WorkflowDetail): string {
-  const { name, ...rest } = wf;
+  const { name, releaseState: _state, ...rest } = wf;
   return stringify({ name, ...rest }, { lineWidth: 0 }).trimEnd();
 }
 
