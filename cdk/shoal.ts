@@ -1,12 +1,4 @@
-/**
- * The `Shoal` construct: everything Shoal needs on AWS, declared from the same descriptions the
- * standalone runtime creates (lib/aws/resources.ts tables and queue settings) and wired to the
- * handlers through the shared environment variable names (lib/aws/config.ts). Put it into any
- * CDK app; `ShoalStack` (shoal-stack.ts) is the ready-made stack. The ECS worker group and the
- * task-type permissions live in ecs-workers.ts; logs, alarms and the dashboard in monitoring.ts.
- */
-import { fileURLToPath } from "node:url";
-import { CfnOutput, Duration, RemovalPolicy, Size, Stack } from "aws-cdk-lib";
+import { CfnOutput, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
 import {
   AttributeType,
   BillingMode,
@@ -17,9 +9,8 @@ import {
 import { EventBus, Match, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { IGrantable } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { NagSuppressions } from "cdk-nag";
@@ -30,6 +21,7 @@ import { PRIORITIES, type Priority } from "../lib/core/model.js";
 import { EVENT_SOURCE, TRIGGER_DETAIL_TYPES } from "../lib/core/state-events.js";
 import { addApi } from "./api.js";
 import { type EcsWorkerOptions, EcsWorkers, ecsWorkerSettings } from "./ecs-workers.js";
+import { handlerFunction } from "./handler-function.js";
 import {
   addMonitoring,
   dashboardUrl,
@@ -100,8 +92,6 @@ export const WORKER_EPHEMERAL_STORAGE_MIB = 2048;
 
 /** Visibility timeout (seconds) and receives before the DLQ, as in QUEUE_SETTINGS. */
 type QueueSettings = { visibilityTimeoutSeconds: number; maxReceiveCount: number };
-
-const HANDLERS = fileURLToPath(new URL("../functions/", import.meta.url));
 
 /**
  * Shoal's AWS resources (tables, queues, functions, bus, API, optional ECS workers, alarms,
@@ -240,33 +230,15 @@ export class Shoal extends Construct {
     for (const [logical, env] of Object.entries(TABLE_ENV)) {
       environment[env] = (this.tables[logical] as Table).tableName;
     }
-    const fn = (name: string, timeout: Duration, memorySize = 512, tmpMiB?: number) => {
-      const f = new NodejsFunction(this, `Fn-${name}`, {
+    const fn = (name: string, timeout: Duration, memorySize?: number, tmpMiB?: number) => {
+      const f = handlerFunction(this, name, {
+        handler: name.startsWith("worker") ? "worker" : name,
         functionName: `${prefix}-${name}`,
-        entry: `${HANDLERS}${name.startsWith("worker") ? "worker" : name}/index.ts`,
-        handler: "handler",
-        runtime: Runtime.NODEJS_22_X,
-        architecture: Architecture.ARM_64,
-        memorySize,
-        ...(tmpMiB !== undefined ? { ephemeralStorageSize: Size.mebibytes(tmpMiB) } : {}),
         timeout,
+        ...(memorySize !== undefined ? { memorySize } : {}),
+        ...(tmpMiB !== undefined ? { tmpMiB } : {}),
         environment,
-        // Its own log group with the stack's retention (Lambda's implicit one never expires).
-        // No fixed name, so a redeploy after `cdk destroy` never collides with a leftover.
-        logGroup: new LogGroup(this, `Logs-${name}`, {
-          retention,
-          removalPolicy: RemovalPolicy.DESTROY,
-        }),
-        bundling: {
-          format: OutputFormat.ESM,
-          target: "node22",
-          minify: true,
-          sourceMap: true,
-          forceDockerBundling: false,
-          // ESM bundles of CommonJS dependencies need `require`.
-          banner:
-            "import { createRequire as __shoalRequire } from 'module'; const require = __shoalRequire(import.meta.url);",
-        },
+        retention,
       });
       this.functions[name] = f;
       return f;

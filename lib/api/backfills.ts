@@ -11,7 +11,7 @@ import { conflict, notFound, ShoalError, validationError } from "../core/errors.
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming, fireTimesBetween } from "../core/schedule-time.js";
 import { params, priority } from "../core/schema-parts.js";
-import { isTimeZone, zoneSuggestion } from "../core/time-params.js";
+import { isTimeZone, zoneSuggestion } from "../core/time-zones.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY, type RunDeps } from "../engine/scheduling.js";

@@ -17,7 +17,7 @@ import type { TaskDefinition, WorkflowDefinition } from "../core/model.js";
 import { ParamError } from "../core/params.js";
 import { attemptOf } from "../core/progress.js";
 import { params as paramsSchema } from "../core/schema-parts.js";
-import { isTimeZone, timeZoneProblem } from "../core/time-params.js";
+import { isTimeZone, timeZoneProblem } from "../core/time-zones.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
 import { baseTimeOf, taskParams, zoneOf } from "../engine/engine-deps.js";
 import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";

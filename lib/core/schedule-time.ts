@@ -30,7 +30,7 @@
 import { type CronExpression, CronExpressionParser } from "cron-parser";
 import { IANAZone } from "luxon";
 import type { ErrorDetail } from "./errors.js";
-import { isTimeZone, zoneSuggestion } from "./time-params.js";
+import { isTimeZone, zoneSuggestion } from "./time-zones.js";
 
 /** How a schedule is timed (the API's schedule fields, with instants as epoch ms). */
 export interface ScheduleTiming {

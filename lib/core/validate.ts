@@ -27,7 +27,7 @@ import {
   taskCode,
   WORKER_GROUP_PATTERN,
 } from "./schema-parts.js";
-import { isTimeZone, timeZoneProblem } from "./time-params.js";
+import { isTimeZone, timeZoneProblem } from "./time-zones.js";
 import { fieldsOfOtherTypes, TASK_TYPE_FIELDS, taskSchema } from "./validate-tasks.js";
 
 export { LIMITS, NAME_PATTERN, WORKER_GROUP_PATTERN } from "./schema-parts.js";
