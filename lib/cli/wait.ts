@@ -3,12 +3,28 @@
  * `run --wait`, `rerun|recover-failed|resume --wait` and `shoal wait`. Exit codes: 0 only when the
  * instance ends SUCCESS, 1 for FAILURE or STOPPED and when the wait times out.
  */
+import type { Command } from "commander";
 import { type Instance, TERMINAL_INSTANCE_STATES } from "./api-types.js";
 import { type CliContext, POLL_INTERVAL_MS, sleep } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
 import { durationBetween, formatDuration } from "./format.js";
 import { seg } from "./http.js";
+import { positiveSeconds } from "./options.js";
 import { ProgressWriter, progressLine } from "./progress.js";
+
+/** Adds `-w, --wait` and `--timeout <seconds>` (implies --wait) to a verb that starts a run. */
+export function addWaitOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "-w, --wait",
+      "wait for the instance to finish, showing progress; exit 0 only on SUCCESS",
+    )
+    .option(
+      "--timeout <seconds>",
+      "give up waiting after this long (implies --wait)",
+      positiveSeconds,
+    );
+}
 
 /** Options of {@link waitForInstance}. */
 export interface WaitOptions {

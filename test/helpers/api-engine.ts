@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import { sqsClient } from "../../lib/aws/clients.js";
 import type { SqsRecord } from "../../lib/engine/lambda-events.js";
 import type { EventMessage, TaskMessage } from "../../lib/queue/messages.js";
-import { apiServer, get } from "./api-client.js";
+import { apiServer, get, post } from "./api-client.js";
 import { until } from "./poll.js";
 
 let seq = 0;
@@ -91,3 +91,29 @@ export async function runToSuccess(instanceId: string): Promise<void> {
 }
 
 // ---- tests ----------------------------------------------------------------------------------
+
+/**
+ * Runs the next task message of `instanceId` on the worker (a real shell) and hands its result
+ * to the dispatcher, as the task's state-change event would.
+ * @returns the attempt as the worker left it.
+ */
+export async function runNextTask(
+  instanceId: string,
+): Promise<{ code: string; attempt: number; state: string }> {
+  const { record, msg } = await receiveTask(instanceId);
+  expect((await apiServer().rt.worker.handleBatch([record])).batchItemFailures).toEqual([]);
+  const t = await apiServer().rt.engine.store.getTaskInstance(instanceId, msg.code, msg.attempt);
+  const state = (t?.state ?? "FAILURE") as "SUCCESS";
+  await dispatch({ kind: "task", instanceId, code: msg.code, attempt: msg.attempt, state });
+  return { code: msg.code, attempt: msg.attempt, state };
+}
+
+/** Sends a control verb through the API and has the dispatcher carry it out. */
+export async function control(
+  instanceId: string,
+  verb: "rerun" | "recover-failed" | "pause" | "resume" | "stop",
+): Promise<void> {
+  const inst = await apiServer().rt.engine.store.getInstance(instanceId);
+  expect((await post(`/v1/instances/${instanceId}/${verb}`)).status).toBe(202);
+  await dispatch({ kind: "command", commandId: `${verb}:${instanceId}:${inst?.rev}`, instanceId });
+}

@@ -18,39 +18,17 @@ import {
   createWorkflow,
   expectError,
   get,
-  post,
   startApiServer,
   startRun,
   stopApiServer,
 } from "../helpers/api-client.js";
-import { dispatch, receiveTask, startInstance } from "../helpers/api-engine.js";
+import { control, runNextTask, startInstance } from "../helpers/api-engine.js";
 import { runCli } from "../helpers/cli-run.js";
 
 beforeAll(async () => {
   await startApiServer();
 });
 afterAll(stopApiServer);
-
-/** Runs the next task message of `id` on the worker and hands its result to the dispatcher. */
-async function runNextTask(id: string): Promise<void> {
-  const { record, msg } = await receiveTask(id);
-  expect((await apiServer().rt.worker.handleBatch([record])).batchItemFailures).toEqual([]);
-  const t = await apiServer().rt.engine.store.getTaskInstance(id, msg.code, msg.attempt);
-  await dispatch({
-    kind: "task",
-    instanceId: id,
-    code: msg.code,
-    attempt: msg.attempt,
-    state: t?.state as "SUCCESS",
-  });
-}
-
-/** Sends a control verb and has the dispatcher carry it out. */
-async function control(id: string, verb: "rerun"): Promise<void> {
-  const inst = await apiServer().rt.engine.store.getInstance(id);
-  expect((await post(`/v1/instances/${id}/${verb}`)).status).toBe(202);
-  await dispatch({ kind: "command", commandId: `${verb}:${id}:${inst?.rev}`, instanceId: id });
-}
 
 const log = async (id: string, code: string, query = "") => {
   const r = await get(`/v1/instances/${id}/tasks/${code}/log${query}`);

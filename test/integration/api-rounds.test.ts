@@ -19,7 +19,7 @@ import {
   startRun,
   stopApiServer,
 } from "../helpers/api-client.js";
-import { dispatch, receiveTask, startInstance } from "../helpers/api-engine.js";
+import { control, receiveTask, runNextTask, startInstance } from "../helpers/api-engine.js";
 
 beforeAll(async () => {
   await startApiServer();
@@ -30,33 +30,6 @@ interface Task {
   code: string;
   state: string;
   attempt: number;
-}
-
-/** Runs the next task message of `id` on the worker and hands its result to the dispatcher. */
-async function runNextTask(id: string): Promise<Task> {
-  const { record, msg } = await receiveTask(id);
-  const w = await apiServer().rt.worker.handleBatch([record]);
-  expect(w.batchItemFailures).toEqual([]);
-  const attempts = (await get(`/v1/instances/${id}/tasks/${msg.code}/attempts`)).body.items;
-  const ran = attempts.find((t: Task) => t.attempt === msg.attempt) as Task;
-  await dispatch({
-    kind: "task",
-    instanceId: id,
-    code: msg.code,
-    attempt: msg.attempt,
-    state: ran.state as "SUCCESS",
-  });
-  return ran;
-}
-
-/** Sends a control verb and has the dispatcher carry it out. */
-async function control(
-  id: string,
-  verb: "rerun" | "recover-failed" | "pause" | "stop",
-): Promise<void> {
-  const inst = await apiServer().rt.engine.store.getInstance(id);
-  expect((await post(`/v1/instances/${id}/${verb}`)).status).toBe(202);
-  await dispatch({ kind: "command", commandId: `${verb}:${id}:${inst?.rev}`, instanceId: id });
 }
 
 const tasksOf = async (id: string) => {

@@ -19,7 +19,7 @@ import { durationBetween, formatTime, oneLine, table, toJson } from "../format.j
 import { seg } from "../http.js";
 import { fetchInstances, INSTANCE_HEADERS, instanceCells } from "../instance-list.js";
 import { choiceOption, intIn, outputOption, positiveSeconds, TABLE_OR_JSON } from "../options.js";
-import { waitForInstance } from "../wait.js";
+import { addWaitOptions, waitForInstance } from "../wait.js";
 import { watchInstances } from "../watch.js";
 
 /** Seconds between redraws of `instances --watch`. */
@@ -117,18 +117,7 @@ export function registerInstances(program: Command, ctx: CliContext): void {
       .command(verb)
       .description(description)
       .argument("<instance>", "instance id");
-    if (waits) {
-      cmd
-        .option(
-          "-w, --wait",
-          "wait for the instance to finish, showing progress; exit 0 only on SUCCESS",
-        )
-        .option(
-          "--timeout <seconds>",
-          "give up waiting after this long (implies --wait)",
-          positiveSeconds,
-        );
-    }
+    if (waits) addWaitOptions(cmd);
     cmd.action(async (id: string, opts: { wait?: boolean; timeout?: number }) => {
       const wait = opts.wait === true || opts.timeout !== undefined;
       // The round it finished before, so the wait does not end on that round's final state.

@@ -4,8 +4,8 @@ import { FAILURE_STRATEGIES, PRIORITIES, TASK_SCOPES } from "../../core/model.js
 import type { RunStarted } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { type FlagMap, seg } from "../http.js";
-import { choiceOption, keyValue, list, positiveSeconds } from "../options.js";
-import { waitForInstance } from "../wait.js";
+import { choiceOption, keyValue, list } from "../options.js";
+import { addWaitOptions, waitForInstance } from "../wait.js";
 
 interface RunOptions {
   param?: Record<string, string>;
@@ -34,7 +34,7 @@ export const RUN_FLAGS: FlagMap = {
 
 /** Registers `run`. */
 export function registerRun(program: Command, ctx: CliContext): void {
-  program
+  const run = program
     .command("run")
     .description("start a workflow instance and print its id")
     .argument("<name>", "workflow name")
@@ -57,36 +57,27 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option(
       "--idempotency-key <key>",
       "the same key returns the same instance instead of starting another",
-    )
-    .option(
-      "-w, --wait",
-      "wait for the instance to finish, showing progress; exit 0 only on SUCCESS",
-    )
-    .option(
-      "--timeout <seconds>",
-      "give up waiting after this long (implies --wait)",
-      positiveSeconds,
-    )
-    .action(async (name: string, opts: RunOptions) => {
-      const body: Record<string, unknown> = {};
-      if (opts.param) body.params = opts.param;
-      if (opts.priority) body.priority = opts.priority;
-      if (opts.startTask) body.startTasks = opts.startTask;
-      if (opts.scope) body.taskScope = opts.scope;
-      if (opts.failureStrategy) body.failureStrategy = opts.failureStrategy;
-      if (opts.workerGroup !== undefined) body.workerGroup = opts.workerGroup;
-      if (opts.dryRun) body.dryRun = true;
-      if (opts.idempotencyKey !== undefined) body.idempotencyKey = opts.idempotencyKey;
+    );
+  addWaitOptions(run).action(async (name: string, opts: RunOptions) => {
+    const body: Record<string, unknown> = {};
+    if (opts.param) body.params = opts.param;
+    if (opts.priority) body.priority = opts.priority;
+    if (opts.startTask) body.startTasks = opts.startTask;
+    if (opts.scope) body.taskScope = opts.scope;
+    if (opts.failureStrategy) body.failureStrategy = opts.failureStrategy;
+    if (opts.workerGroup !== undefined) body.workerGroup = opts.workerGroup;
+    if (opts.dryRun) body.dryRun = true;
+    if (opts.idempotencyKey !== undefined) body.idempotencyKey = opts.idempotencyKey;
 
-      const res = await ctx
-        .api()
-        .post<RunStarted>(`/v1/workflows/${seg(name)}/runs`, body, RUN_FLAGS);
-      // The id comes first even with --wait, so it can be used with `shoal logs` meanwhile.
-      ctx.out(res.body.instanceId);
-      if (opts.wait || opts.timeout !== undefined) {
-        ctx.exitCode = await waitForInstance(ctx, res.body.instanceId, {
-          ...(opts.timeout !== undefined ? { timeoutSeconds: opts.timeout } : {}),
-        });
-      }
-    });
+    const res = await ctx
+      .api()
+      .post<RunStarted>(`/v1/workflows/${seg(name)}/runs`, body, RUN_FLAGS);
+    // The id comes first even with --wait, so it can be used with `shoal logs` meanwhile.
+    ctx.out(res.body.instanceId);
+    if (opts.wait || opts.timeout !== undefined) {
+      ctx.exitCode = await waitForInstance(ctx, res.body.instanceId, {
+        ...(opts.timeout !== undefined ? { timeoutSeconds: opts.timeout } : {}),
+      });
+    }
+  });
 }
