@@ -12,29 +12,14 @@ import { DynamoFires } from "../../lib/store/dynamo-fires.js";
 import { DynamoStore, taskKey } from "../../lib/store/dynamo-store.js";
 import type { InstanceRecord } from "../../lib/store/records.js";
 import { useTestAws } from "../helpers/aws-env.js";
+import { instanceRecord } from "../helpers/records.js";
 
 const DAYS = 2;
 const END = Date.UTC(2026, 10, 21, 12, 0, 0, 500);
 const TTL = Math.floor(END / 1000) + DAYS * 86_400;
 
-function instance(instanceId: string, fields: Partial<InstanceRecord>): InstanceRecord {
-  return {
-    instanceId,
-    workflow: "w",
-    version: 1,
-    state: "RUNNING",
-    priority: "MEDIUM",
-    failureStrategy: "END",
-    commandType: "START_WORKFLOW",
-    params: {},
-    dryRun: false,
-    taskScope: "DOWNSTREAM",
-    createdAt: END,
-    progress: { slots: "D", attempts: {} },
-    rev: 1,
-    ...fields,
-  };
-}
+const instance = (instanceId: string, fields: Partial<InstanceRecord>) =>
+  instanceRecord(instanceId, { createdAt: END, ...fields });
 
 describe("retention of finished items (TTL attribute)", () => {
   let config: ShoalConfig;

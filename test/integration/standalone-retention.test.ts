@@ -26,28 +26,13 @@ import { DynamoFires } from "../../lib/store/dynamo-fires.js";
 import { DynamoStore } from "../../lib/store/dynamo-store.js";
 import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../../lib/store/records.js";
 import { useTestAws } from "../helpers/aws-env.js";
+import { instanceRecord } from "../helpers/records.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
 
-function instance(instanceId: string, fields: Partial<InstanceRecord>): InstanceRecord {
-  return {
-    instanceId,
-    workflow: "w",
-    version: 1,
-    state: "RUNNING",
-    priority: "MEDIUM",
-    failureStrategy: "END",
-    commandType: "START_WORKFLOW",
-    params: {},
-    dryRun: false,
-    taskScope: "DOWNSTREAM",
-    createdAt: T0 - 60_000,
-    progress: { slots: "D", attempts: {} },
-    rev: 1,
-    ...fields,
-  };
-}
+const instance = (instanceId: string, fields: Partial<InstanceRecord>) =>
+  instanceRecord(instanceId, { createdAt: T0 - 60_000, ...fields });
 
 function task(instanceId: string, code: string, fields: Partial<TaskInstanceRecord>) {
   return {

@@ -9,6 +9,7 @@ import { DynamoStore } from "../../lib/store/dynamo-store.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../../lib/store/records.js";
 import type { Store } from "../../lib/store/store.js";
 import { useTestAws } from "../helpers/aws-env.js";
+import { instanceRecord } from "../helpers/records.js";
 
 const implementations: Array<[string, () => Promise<Store>]> = [
   [
@@ -27,28 +28,12 @@ const def = parseWorkflowDefinition({
   ],
 });
 
-function instance(
+const instance = (
   id: string,
   workflow: string,
   createdAt: number,
   state: InstanceRecord["state"] = "RUNNING",
-): InstanceRecord {
-  return {
-    instanceId: id,
-    workflow,
-    version: 1,
-    state,
-    priority: "MEDIUM",
-    failureStrategy: "END",
-    commandType: "START_WORKFLOW",
-    params: {},
-    dryRun: false,
-    taskScope: "DOWNSTREAM",
-    createdAt,
-    progress: { slots: "D-", attempts: {} },
-    rev: 1,
-  };
-}
+) => instanceRecord(id, { workflow, createdAt, state, progress: { slots: "D-", attempts: {} } });
 
 function task(instanceId: string, code: string, attempt: number): TaskInstanceRecord {
   return {

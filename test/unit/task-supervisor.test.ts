@@ -43,6 +43,32 @@ afterEach(() => {
 const pidIn = (file: string) =>
   until(() => existsSync(file) && Number(readFileSync(file, "utf8")), { what: file });
 
+/**
+ * A stand-in worker: a Node process that starts `command` under a supervisor and idles (writing
+ * the supervisor's pid, i.e. the task's process group, to `groupFile` when given).
+ */
+function startWorker(command: string, cwd: string, groupFile?: string): ChildProcess {
+  const writeGroup = groupFile
+    ? `(await import("node:fs")).writeFileSync(${JSON.stringify(groupFile)}, String(c.pid));`
+    : "";
+  const worker = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      `import { spawnSupervised } from ${JSON.stringify(SUPERVISOR_MODULE)};
+       const c = spawnSupervised(${JSON.stringify(command)}, { cwd: ${JSON.stringify(cwd)}, env: process.env });
+       ${writeGroup}
+       setInterval(() => {}, 1000);`,
+    ],
+    { stdio: "ignore" },
+  );
+  started.push(worker);
+  return worker;
+}
+
 describe.skipIf(process.platform !== "linux")("the supervisor of a SHELL task", () => {
   it("passes the command's output and exit status through, and leaves its background processes alone", async () => {
     const dir = mkdtempSync(join(tmpdir(), "shoal-sup-"));
@@ -130,22 +156,11 @@ describe.skipIf(process.platform !== "linux")("the supervisor of a SHELL task", 
     const dir = mkdtempSync(join(tmpdir(), "shoal-sup-"));
     const pidFile = join(dir, "task.pid");
     const groupFile = join(dir, "group.pid");
-    const worker = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "--input-type=module",
-        "-e",
-        `import { writeFileSync } from "node:fs";
-         import { spawnSupervised } from ${JSON.stringify(SUPERVISOR_MODULE)};
-         const c = spawnSupervised(${JSON.stringify(`trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done`)}, { cwd: ${JSON.stringify(dir)}, env: process.env });
-         writeFileSync(${JSON.stringify(groupFile)}, String(c.pid));
-         setInterval(() => {}, 1000);`,
-      ],
-      { stdio: "ignore" },
+    const worker = startWorker(
+      `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done`,
+      dir,
+      groupFile,
     );
-    started.push(worker);
     const task = await pidIn(pidFile);
     const group = await pidIn(groupFile);
     groups.push(group);
@@ -177,20 +192,7 @@ describe.skipIf(process.platform !== "linux")("the supervisor of a SHELL task", 
     const dir = mkdtempSync(join(tmpdir(), "shoal-sup-"));
     const pidFile = join(dir, "sleep.pid");
     const marker = join(dir, "marker");
-    const worker = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "--input-type=module",
-        "-e",
-        `import { spawnSupervised } from ${JSON.stringify(SUPERVISOR_MODULE)};
-         spawnSupervised(${JSON.stringify(`sleep 60 & echo $! > ${pidFile}; wait; touch ${marker}`)}, { cwd: ${JSON.stringify(dir)}, env: process.env });
-         setInterval(() => {}, 1000);`,
-      ],
-      { stdio: "ignore" },
-    );
-    started.push(worker);
+    const worker = startWorker(`sleep 60 & echo $! > ${pidFile}; wait; touch ${marker}`, dir);
     const sleeper = await pidIn(pidFile);
     worker.kill("SIGKILL");
     await until(() => !alive(sleeper), { what: "the task to die with its worker" });

@@ -17,6 +17,7 @@ import type { LoadedDefinition } from "../../lib/engine/definitions.js";
 import { taskParams, zoneOf } from "../../lib/engine/engine-deps.js";
 import type { InstanceRecord } from "../../lib/store/records.js";
 import { substituteJson, substituteTask } from "../../lib/tasks/substitute.js";
+import { instanceRecord } from "../helpers/records.js";
 
 const PARIS = "Europe/Paris";
 const paris = (iso: string) => DateTime.fromISO(iso, { zone: PARIS }).toMillis();
@@ -39,25 +40,14 @@ const DEF = loaded(
   }),
 );
 
-function instance(scheduleTime: number, timezone?: string): InstanceRecord {
-  return {
-    instanceId: "i-1",
-    workflow: "w",
-    version: 1,
-    state: "RUNNING",
-    priority: "MEDIUM",
-    failureStrategy: "END",
+const instance = (scheduleTime: number, timezone?: string) =>
+  instanceRecord("i-1", {
     commandType: "SCHEDULED",
-    params: {},
-    dryRun: false,
-    taskScope: "DOWNSTREAM",
     createdAt: scheduleTime + 1_000,
     scheduleTime,
     ...(timezone ? { timezone } : {}),
     progress: { slots: "", attempts: {} },
-    rev: 1,
-  };
-}
+  });
 
 /** The parameters and the rendered command of task `t` of an instance. */
 function render(inst: InstanceRecord) {
