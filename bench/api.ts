@@ -1,4 +1,4 @@
-/** The bits of the HTTP API (API-v1.md) the benchmarks use. */
+/** The bits of the HTTP API (docs/api.md) the benchmarks use. */
 
 export interface TaskView {
   code: string;

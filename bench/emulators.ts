@@ -20,10 +20,11 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { dynamoClient, resetClients, sqsClient } from "../lib/aws/clients.js";
+import { createAwsClients } from "../lib/aws/clients.js";
 import { resourceNames } from "../lib/aws/config.js";
-import { ensureEventsQueue, ensureTables, ensureTaskQueues, INDEX } from "../lib/aws/resources.js";
+import { INDEX } from "../lib/aws/resources.js";
 import { startEmulators } from "../lib/standalone/emulators.js";
+import { ensureEventsQueue, ensureTables, ensureTaskQueues } from "../lib/standalone/provision.js";
 import { childCpuMs, machineBusyMs, waitForQuiet } from "./harness.js";
 import type { ScenarioOptions, ScenarioResult } from "./scenarios.js";
 import { round, summarize, table } from "./stats.js";
@@ -110,20 +111,17 @@ async function measure(persist: boolean, rows: Row[]): Promise<void> {
   const em = await startEmulators(persist ? { dataDir: dir } : {});
   const store = persist ? "on disk" : "in memory";
   try {
-    // Clients come from the one factory, pointed at these emulators through the environment.
-    Object.assign(process.env, {
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "bench",
-      AWS_SECRET_ACCESS_KEY: "bench",
-      AWS_ENDPOINT_URL_DYNAMODB: em.dynamodbEndpoint,
-      AWS_ENDPOINT_URL_SQS: em.sqsEndpoint,
+    // Clients come from the one factory, configured with these emulators' endpoints.
+    const clients = createAwsClients({
+      region: "us-east-1",
+      endpoints: { dynamodb: em.dynamodbEndpoint, sqs: em.sqsEndpoint },
+      credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
     });
-    resetClients();
-    const ddb = dynamoClient();
-    const sqs = sqsClient();
+    const ddb = clients.dynamo;
+    const sqs = clients.sqs;
     const prefix = "bench";
     const names = resourceNames(prefix);
-    await ensureTables(ddb as never, names.tables);
+    await ensureTables(ddb, names.tables);
     const eventsUrl = await ensureEventsQueue(sqs, prefix);
     const [, , taskUrl] = await ensureTaskQueues(sqs, prefix, "default");
     const N = 300;
@@ -422,7 +420,7 @@ async function measure(persist: boolean, rows: Row[]): Promise<void> {
         );
     }
     add("SQS send → waiting long poll returns", wake);
-    resetClients();
+    clients.destroy();
   } finally {
     await em.stop();
     rmSync(dir, { recursive: true, force: true });

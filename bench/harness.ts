@@ -8,7 +8,7 @@
  * - dispatcher batch sizes and sweeper ticks are counted;
  * - CPU time of this process, of its reaped children (the task processes) and the event loop
  *   utilisation are measured over a window.
- * The counts of lib/aws/clients.ts (`requestCounts`) stay the reference figure.
+ * The counts of the runtime's clients (lib/aws/clients.ts `RequestCounter`) stay the reference figure.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type ChildProcess, fork } from "node:child_process";
@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { dynamoClient, requestCounts, resetRequestCounts, sqsClient } from "../lib/aws/clients.js";
+import type { RequestCounter } from "../lib/aws/clients.js";
 import { type Standalone, startStandalone } from "../lib/standalone/standalone.js";
 
 /** Epoch milliseconds with sub-millisecond precision (comparable with the engine's Date.now()). */
@@ -68,10 +68,13 @@ export class Instrumentation {
   private elu0 = performance.eventLoopUtilization();
   private t0 = performance.now();
 
-  constructor(readonly eventsQueueUrl: string) {}
+  constructor(
+    readonly eventsQueueUrl: string,
+    readonly counter: RequestCounter,
+  ) {}
 
   reset(): void {
-    resetRequestCounts();
+    this.counter.reset();
     this.latency = new Map();
     this.byComponent = new Map();
     this.receives = new Map();
@@ -168,7 +171,7 @@ export class Instrumentation {
   }
 
   counts(): Record<string, number> {
-    return Object.fromEntries([...requestCounts].sort((a, b) => b[1] - a[1]));
+    return Object.fromEntries([...this.counter.counts].sort((a, b) => b[1] - a[1]));
   }
 }
 
@@ -360,7 +363,7 @@ export async function startHarness(
     quiet: true,
   });
   const { runtime } = standalone;
-  const instr = new Instrumentation(runtime.config.eventsQueueUrl ?? "");
+  const instr = new Instrumentation(runtime.config.eventsQueueUrl ?? "", runtime.clients.counter);
 
   // Time every request (initialize step: includes serialisation, HTTP, parsing, retries).
   const timer = (service: string) =>
@@ -376,8 +379,11 @@ export async function startHarness(
           instr.record(service, ctx.commandName, args.input, performance.now() - t, output);
         }
       }) as never;
-  dynamoClient().middlewareStack.add(timer("DynamoDB"), { step: "initialize", name: "benchTimer" });
-  sqsClient().middlewareStack.add(timer("SQS"), { step: "initialize", name: "benchTimer" });
+  runtime.clients.dynamo.middlewareStack.add(timer("DynamoDB"), {
+    step: "initialize",
+    name: "benchTimer",
+  });
+  runtime.clients.sqs.middlewareStack.add(timer("SQS"), { step: "initialize", name: "benchTimer" });
 
   // Attribute requests to the component whose handler is running (the pollers call these
   // properties at call time, so wrapping the instances' methods is enough).

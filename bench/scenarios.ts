@@ -4,7 +4,6 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { totalRequests } from "../lib/aws/clients.js";
 import { convertWfcommons, type WorkflowDefinitionBody } from "../lib/import/wfcommons.js";
 import { readWfcommonsFile, WFCOMMONS_DIR } from "../lib/import/wfcommons-file.js";
 import { dispatcherCycle, hopAnatomy } from "./anatomy.js";
@@ -136,7 +135,7 @@ export async function hop(opts: ScenarioOptions): Promise<ScenarioResult> {
     h.instr.reset();
     await new Promise((r) => setTimeout(r, 5_000));
     const idleUsage = h.instr.usage();
-    const idleRate = round(totalRequests() / (idleUsage.wallMs / 1000), 2);
+    const idleRate = round(h.instr.counter.total() / (idleUsage.wallMs / 1000), 2);
     const idleCounts = h.instr.counts();
 
     const r = await runWorkflow(

@@ -1,6 +1,6 @@
 /**
  * 6. Schedule firing: N one-time (`at`) schedules of one ONLINE workflow, all due at the same
- * instant T0, fired by S schedule sweepers (lib/engine/scheduling.ts) in this process, each
+ * instant T0, fired by S schedule sweepers (lib/engine/schedule-sweeper.ts) in this process, each
  * sweeping every 1 s with a 1 s look-ahead, as `shoal sweeper` does. The emulators run in their
  * own processes, as in standalone; no dispatcher runs, so the START commands and their delayed
  * signals pile up unconsumed (the figure is the sweepers' firing alone).
@@ -19,28 +19,31 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { setTimeout as delay } from "node:timers/promises";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import pLimit from "p-limit";
 import { handleApiEvent } from "../lib/api/router.js";
-import { dynamoClient, requestCounts, resetClients, sqsClient } from "../lib/aws/clients.js";
-import { loadConfig } from "../lib/aws/config.js";
-import {
-  ensureEventsQueue,
-  ensureSignalsQueue,
-  ensureTables,
-  ensureTaskQueues,
-} from "../lib/aws/resources.js";
+import { type AwsClients, createAwsClients } from "../lib/aws/clients.js";
+import { configFromEnv, ENV } from "../lib/aws/config.js";
 import { nextFireTimes } from "../lib/core/schedule-time.js";
-import { mapLimit } from "../lib/engine/concurrency.js";
-import type { HttpApiEvent } from "../lib/engine/lambda-events.js";
 import {
   SCHEDULE_SHARDS,
   type ScheduleSweeper,
   shardOf,
   timingOf,
-} from "../lib/engine/scheduling.js";
+} from "../lib/engine/schedule-sweeper.js";
 import { createRuntime, type Runtime } from "../lib/runtime/runtime.js";
 import { startEmulatorProcess } from "../lib/standalone/emulator-process.js";
+import { httpApiEvent } from "../lib/standalone/lambda-events.js";
+import {
+  autoCreatedQueues,
+  ensureEventsQueue,
+  ensureSignalsQueue,
+  ensureTables,
+  ensureTaskQueues,
+} from "../lib/standalone/provision.js";
 import type { ScheduleRecord } from "../lib/store/schedules.js";
 import { emulatorCpuMs, epochNow, machineBusyMs, waitForQuiet } from "./harness.js";
 import { type CpuProfile, Profiler, type ProfileSummary, summarizeProfile } from "./profile.js";
@@ -56,7 +59,7 @@ const GOAL_MS = 5_000;
  * extrapolates; --schedules=100000 runs the goal itself.
  */
 const DEFAULT_SCHEDULES = 20_000;
-/** Sweep period and look-ahead, ms (`shoal sweeper`'s and DESIGN.md's local values). */
+/** Sweep period and look-ahead, ms (`shoal sweeper`'s and standalone's local values, `LOOKAHEAD_MS`). */
 const SWEEP_MS = 1_000;
 const LOOKAHEAD_MS = 1_000;
 /** Concurrent putSchedule calls while creating (dynalite is one event loop: more only queue). */
@@ -177,24 +180,18 @@ function summary(values: readonly number[]): Summary {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+const sleep = (ms: number) => delay(Math.max(0, ms));
 
-/** The event API Gateway would hand the API handler (only what the router reads). */
-function apiEvent(method: string, path: string, body: unknown): HttpApiEvent {
-  return {
-    version: "2.0",
-    routeKey: "$default",
-    rawPath: path,
-    rawQueryString: "",
-    headers: { "content-type": "application/json" },
+/** The event API Gateway would hand the API handler. */
+function apiEvent(method: string, path: string, body: unknown): APIGatewayProxyEventV2 {
+  return httpApiEvent({
+    method,
+    path,
+    headers: { "content-type": "application/json", "user-agent": "bench" },
     body: JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method, path, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "bench" },
-      requestId: randomUUID(),
-      timeEpoch: Date.now(),
-    },
-  };
+    requestId: randomUUID(),
+    timeEpoch: Date.now(),
+  });
 }
 
 /** A schedule as POST /v1/schedules writes it with the API's defaults (lib/api/schedules.ts). */
@@ -231,9 +228,8 @@ async function createSchedules(
 ): Promise<number> {
   const t = performance.now();
   let done = 0;
-  await mapLimit(
+  await pLimit(CREATE_CONCURRENCY).map(
     Array.from({ length: n }, (_, i) => i),
-    CREATE_CONCURRENCY,
     async () => {
       const rec = scheduleRecord(at, Date.now());
       if (!(await rt.scheduling.schedules.putSchedule(rec))) throw new Error("schedule id clash");
@@ -428,7 +424,7 @@ function overlappingShardSweeps(sweeps: SweepRecord[]): number {
 }
 
 /** Client-side latency of every AWS request while `on()`, by `Service.Operation`. */
-function timeRequests(on: () => boolean): Map<string, number[]> {
+function timeRequests(clients: AwsClients, on: () => boolean): Map<string, number[]> {
   const lat = new Map<string, number[]>();
   const mw = (service: string) =>
     ((next: (a: unknown) => Promise<unknown>, ctx: { commandName?: string }) =>
@@ -445,11 +441,11 @@ function timeRequests(on: () => boolean): Map<string, number[]> {
           }
         }
       }) as never;
-  dynamoClient().middlewareStack.add(mw("DynamoDB"), {
+  clients.dynamo.middlewareStack.add(mw("DynamoDB"), {
     step: "initialize",
     name: "benchSchedTimer",
   });
-  sqsClient().middlewareStack.add(mw("SQS"), { step: "initialize", name: "benchSchedTimer" });
+  clients.sqs.middlewareStack.add(mw("SQS"), { step: "initialize", name: "benchSchedTimer" });
   return lat;
 }
 
@@ -472,6 +468,7 @@ function emulatorPids(): Map<number, string> {
 
 /** Every fire record of the ledger (Scan, paginated). */
 async function scanFires(
+  clients: AwsClients,
   table: string,
 ): Promise<
   Array<{ scheduleId: string; nominalTime: number; actualTime: number; decision: string }>
@@ -484,7 +481,7 @@ async function scanFires(
   }> = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const r = await dynamoClient().send(
+    const r = await clients.dynamo.send(
       new ScanCommand({
         TableName: table,
         ProjectionExpression: "scheduleId, nominalTime, actualTime, #d",
@@ -514,28 +511,29 @@ async function runOnce(n: number, sweepers: number, profile: boolean): Promise<S
   else process.env.NODE_OPTIONS = nodeOptions;
   const pids = emulatorPids();
   const loops: Array<{ stop(): Promise<void> }> = [];
+  // The environment's settings, with this run's data directory and the emulators' endpoints.
+  const { [ENV.eventsQueueUrl]: _ignored, ...inherited } = process.env;
+  const config0 = configFromEnv({
+    ...inherited,
+    [ENV.dataDir]: dataDir,
+    [ENV.autoCreateQueues]: "true",
+    [ENV.quiet]: "true",
+  });
+  const aws = {
+    region: "us-east-1",
+    endpoints: { dynamodb: em.dynamodbEndpoint, sqs: em.sqsEndpoint },
+    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+  };
+  const clients = createAwsClients(aws);
   try {
-    Object.assign(process.env, {
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "bench",
-      AWS_SECRET_ACCESS_KEY: "bench",
-      AWS_ENDPOINT_URL_DYNAMODB: em.dynamodbEndpoint,
-      AWS_ENDPOINT_URL_SQS: em.sqsEndpoint,
-      SHOAL_DATA_DIR: dataDir,
-      SHOAL_AUTO_CREATE_QUEUES: "true",
-      SHOAL_QUIET: "true",
-    });
-    delete process.env.SHOAL_EVENTS_QUEUE_URL;
-    resetClients();
-    const config0 = loadConfig();
-    await ensureTables(dynamoClient() as never, config0.tables);
-    const eventsUrl = await ensureEventsQueue(sqsClient(), config0.prefix);
-    process.env.SHOAL_EVENTS_QUEUE_URL = eventsUrl;
-    const signalsUrl = await ensureSignalsQueue(sqsClient(), config0.prefix);
-    await ensureTaskQueues(sqsClient(), config0.prefix, "default");
-    const rt = createRuntime(loadConfig());
+    await ensureTables(clients.dynamo, config0.tables);
+    const eventsUrl = await ensureEventsQueue(clients.sqs, config0.prefix);
+    const signalsUrl = await ensureSignalsQueue(clients.sqs, config0.prefix);
+    await ensureTaskQueues(clients.sqs, config0.prefix, "default");
+    const config = { ...config0, aws, eventsQueueUrl: eventsUrl };
+    const rt = createRuntime(config, { clients, ...autoCreatedQueues(config, clients.sqs) });
     let timing = false;
-    const latency = timeRequests(() => timing);
+    const latency = timeRequests(clients, () => timing);
     const put = await handleApiEvent(
       rt.api,
       apiEvent("PUT", `/v1/workflows/${WORKFLOW}`, {
@@ -543,7 +541,8 @@ async function runOnce(n: number, sweepers: number, profile: boolean): Promise<S
         tasks: [{ code: "t1", type: "SHELL", command: "true" }],
       }),
     );
-    if (put.statusCode >= 300) throw new Error(`PUT workflow: ${put.statusCode} ${put.body}`);
+    if ((put.statusCode ?? 200) >= 300)
+      throw new Error(`PUT workflow: ${put.statusCode} ${put.body}`);
 
     // Pilot: schedules due far in the future (they never fire here) give the creation rate, and
     // from it T0, so that the measured schedules are all written before they are due.
@@ -573,7 +572,7 @@ async function runOnce(n: number, sweepers: number, profile: boolean): Promise<S
     await sleep(t0 - LOOKAHEAD_MS - 500 - Date.now());
     const profiler = profile ? new Profiler() : undefined;
     await profiler?.start();
-    requestCounts.clear();
+    clients.counter.reset();
     timing = true;
     const cpu0 = process.cpuUsage();
     const emu0 = emulatorCpuMs();
@@ -614,13 +613,13 @@ async function runOnce(n: number, sweepers: number, profile: boolean): Promise<S
     const emu1 = emulatorCpuMs();
     const machineMs = machineBusyMs() - machine0;
     const elu = performance.eventLoopUtilization(elu0);
-    const counts = new Map(requestCounts);
+    const counts = new Map(clients.counter.counts);
     const raw: CpuProfile | undefined = await profiler?.stop();
     for (const l of loops.splice(0)) await l.stop();
     say(`window ${Math.round(windowMs)} ms, ${fl.written.length} fired; reading the ledger`);
 
     // The ledger, read back: every record, and a sample through the store's own listFires.
-    const ledger = await scanFires(rt.config.tables.fires);
+    const ledger = await scanFires(clients, rt.config.tables.fires);
     const measured = ledger.filter((f) => f.nominalTime === t0);
     const missing = neverFired(created, new Set(measured.map((f) => f.scheduleId)));
     const sample = measured.filter(
@@ -634,7 +633,7 @@ async function runOnce(n: number, sweepers: number, profile: boolean): Promise<S
     }
     let signalsQueued = 0;
     for (const url of [signalsUrl, eventsUrl]) {
-      const q = await sqsClient().send(
+      const q = await clients.sqs.send(
         new GetQueueAttributesCommand({
           QueueUrl: url,
           AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed"],
@@ -745,7 +744,7 @@ async function runOnce(n: number, sweepers: number, profile: boolean): Promise<S
   } finally {
     for (const l of loops) await l.stop().catch(() => {});
     await em.stop().catch(() => {});
-    resetClients();
+    clients.destroy();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -3,21 +3,23 @@
  * which also answers its parent over IPC: "reset" clears its AWS request counts, "counts" sends
  * them back. Usage (by bench/harness.ts): node --import tsx bench/worker-child.ts <concurrency>
  */
-import { requestCounts, resetRequestCounts } from "../lib/aws/clients.js";
+import { RequestCounter } from "../lib/aws/clients.js";
 import { runWorkerProcess } from "../lib/standalone/worker-process.js";
 
 const concurrency = Number(process.argv[2] ?? 8);
+/** The worker's AWS requests (its clients count on it). */
+const counter = new RequestCounter();
 
 process.on("message", (m: unknown) => {
   if (m === "reset") {
-    resetRequestCounts();
+    counter.reset();
     process.send?.({ reset: true });
   } else if (m === "counts") {
-    process.send?.({ counts: Object.fromEntries(requestCounts) });
+    process.send?.({ counts: Object.fromEntries(counter.counts) });
   }
 });
 process.on("disconnect", () => process.kill(process.pid, "SIGTERM"));
 process.send?.({ ready: true });
 
-await runWorkerProcess({ group: "default", concurrency });
+await runWorkerProcess({ group: "default", concurrency, counter });
 process.exit(0);

@@ -5,7 +5,6 @@
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { totalRequests } from "../lib/aws/clients.js";
 import { getInstance, type InstanceView, ms, putWorkflow, startRun, waitForFinal } from "./api.js";
 import { epochNow, type Harness, type Instrumentation, waitForQuiet } from "./harness.js";
 import { Profiler, type ProfileSummary, saveProfile, summarizeProfile } from "./profile.js";
@@ -105,9 +104,9 @@ export async function runWorkflow(
       (a, [k, v]) => a + (!service || k.startsWith(`${service}.`) ? v : 0),
       0,
     );
-  const total = totalRequests() + extTotal();
-  const dynamo = totalRequests("DynamoDB") + extTotal("DynamoDB");
-  const sqs = totalRequests("SQS") + extTotal("SQS");
+  const total = h.instr.counter.total() + extTotal();
+  const dynamo = h.instr.counter.total("DynamoDB") + extTotal("DynamoDB");
+  const sqs = h.instr.counter.total("SQS") + extTotal("SQS");
   const byComponent = Object.fromEntries([...byComponentMap].sort((a, b) => b[1] - a[1]));
   const receives = Object.fromEntries([...h.instr.receives].sort());
   const latency = new Map(h.instr.latency);

@@ -6,12 +6,17 @@
  * container) takes every shard at once.
  */
 import { randomUUID } from "node:crypto";
-import { METRICS } from "../../lib/aws/config.js";
-import type { ScheduledEvent } from "../../lib/engine/lambda-events.js";
-import type { SweepResult } from "../../lib/engine/scheduling.js";
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { ScheduledEvent } from "aws-lambda";
+import { configFromEnv, METRICS } from "../../lib/aws/config.js";
+import type { SweepResult } from "../../lib/engine/schedule-sweeper.js";
 import type { SweepReport } from "../../lib/engine/sweeper.js";
-import { emfLine } from "../../lib/runtime/metrics.js";
-import { runtime } from "../../lib/runtime/runtime.js";
+import { shoalMetrics } from "../../lib/runtime/metrics.js";
+import { createRuntime } from "../../lib/runtime/runtime.js";
+
+/** Built at cold start from the function's environment, reused while warm. */
+const rt = createRuntime(configFromEnv(process.env));
+const metrics = shoalMetrics(rt.config.prefix);
 
 /** One owner name per container. */
 const OWNER = `lambda:${randomUUID()}`;
@@ -20,7 +25,6 @@ const SWEEP_MS = 60_000;
 export const handler = async (
   _event: ScheduledEvent,
 ): Promise<SweepReport & { schedules: SweepResult }> => {
-  const rt = runtime();
   const report = await rt.sweeper.sweep();
   // Leases shorter than the rule's period: after a crashed invocation, the next one (a minute
   // later) takes every shard at once instead of finding them held.
@@ -29,16 +33,9 @@ export const handler = async (
     const schedules = await scheduler.sweep();
     // One metric line per sweep, also when nothing fired: a missing metric means no sweeper ran
     // (the lateness alarm treats missing data as breaching).
-    process.stdout.write(
-      `${emfLine(
-        rt.config.prefix,
-        {
-          [METRICS.fireLatenessMs]: { value: schedules.maxLatenessMs, unit: "Milliseconds" },
-          [METRICS.fires]: { value: schedules.fired, unit: "Count" },
-        },
-        Date.now(),
-      )}\n`,
-    );
+    metrics.addMetric(METRICS.fireLatenessMs, MetricUnit.Milliseconds, schedules.maxLatenessMs);
+    metrics.addMetric(METRICS.fires, MetricUnit.Count, schedules.fired);
+    metrics.publishStoredMetrics();
     return { ...report, schedules };
   } finally {
     await scheduler.stop();

@@ -4,8 +4,12 @@
  * starts nothing twice: the run's id derives from (trigger, event id).
  */
 import { deliverEvent, type TriggerOutcome } from "../../lib/api/triggers.js";
-import { runtime } from "../../lib/runtime/runtime.js";
+import { configFromEnv } from "../../lib/aws/config.js";
+import { createRuntime } from "../../lib/runtime/runtime.js";
+
+/** Built at cold start from the function's environment, reused while warm. */
+const rt = createRuntime(configFromEnv(process.env));
 
 export const handler = (
   event: Record<string, unknown> & { id: string },
-): Promise<TriggerOutcome[]> => deliverEvent(runtime().api, event);
+): Promise<TriggerOutcome[]> => deliverEvent(rt.api, event);

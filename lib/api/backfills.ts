@@ -6,6 +6,7 @@
  * said otherwise, so live runs go first.
  */
 import { randomUUID } from "node:crypto";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { conflict, notFound, ShoalError, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
@@ -13,9 +14,9 @@ import { checkTiming, fireTimesBetween } from "../core/schedule-time.js";
 import { params, priority } from "../core/schema-parts.js";
 import { isTimeZone, zoneSuggestion } from "../core/time-zones.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
-import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY, type RunDeps } from "../engine/scheduling.js";
-import type { BackfillRecord, BackfillState, BackfillSummary } from "../store/schedules.js";
+import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY } from "../engine/backfill-progress.js";
+import type { RunDeps } from "../engine/scheduling-deps.js";
+import type { BackfillRecord, BackfillState, BackfillSummary } from "../store/backfills.js";
 import type { ApiDeps } from "./deps.js";
 import { asObject, json, onlyFields, parseBody, parseLimit, query, RESOURCE_ID } from "./http.js";
 import { iso } from "./present.js";
@@ -174,7 +175,10 @@ function backfillSummaryView(b: BackfillSummary) {
  * `state` filters each page the store reads, so a page may hold fewer than `limit` items (even
  * none) and still carry a `nextToken`: follow it to the end.
  */
-export async function listBackfills(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function listBackfills(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   if (q.workflow !== undefined) checkName(q.workflow, "workflow");
   const state = q.state;
@@ -199,8 +203,8 @@ export async function listBackfills(deps: ApiDeps, event: HttpApiEvent): Promise
 export async function createBackfill(
   deps: ApiDeps,
   workflow: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(workflow, "name");
   const b = parseWithSchema(backfillSchema, asObject(parseBody(event)));
   const head = await deps.store.getWorkflowHead(workflow);
@@ -250,7 +254,10 @@ function engineOf(deps: ApiDeps): RunDeps {
   };
 }
 
-export async function getBackfill(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+export async function getBackfill(
+  deps: ApiDeps,
+  id: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const b = RESOURCE_ID.test(id) ? await deps.scheduling.backfills.getBackfill(id) : undefined;
   if (!b) throw notFound(`backfill '${id.slice(0, 64)}' does not exist`);
   return json(200, backfillView(b));
@@ -271,8 +278,8 @@ export async function controlBackfill(
   deps: ApiDeps,
   id: string,
   verb: keyof typeof TRANSITIONS,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   onlyFields(event);
   const t = TRANSITIONS[verb];
   for (let round = 0; round < 5; round++) {

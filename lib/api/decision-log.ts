@@ -19,7 +19,7 @@ import { instanceDefinition } from "./instance-definition.js";
 
 const TOKEN = /^d(\d{1,7})$/;
 
-/** A log page: `{lines, nextToken}` as `GET …/log` answers (API-v1.md). */
+/** A log page: `{lines, nextToken}` as `GET …/log` answers (docs/api.md). */
 export interface DecisionLogPage {
   lines: Array<{ timestamp: string; message: string }>;
   nextToken?: string;

@@ -2,11 +2,14 @@
 import type { DefinitionCache } from "../engine/definitions.js";
 import type { LocalEventBus } from "../events/local-event-bus.js";
 import type { TaskLogs } from "../logs/task-log.js";
-import type { Queues } from "../queue/sqs-queues.js";
+import type { Queues } from "../queue/queues.js";
 import type { TaskQueueDepths } from "../queue/task-queue-depths.js";
-import type { BackfillStore, FireStore, ScheduleStore, TriggerStore } from "../store/schedules.js";
+import type { BackfillStore } from "../store/backfills.js";
+import type { FireStore } from "../store/fires.js";
+import type { ScheduleStore } from "../store/schedules.js";
 import type { Store } from "../store/store.js";
 import type { TaskGroupStore } from "../store/task-groups.js";
+import type { TriggerStore } from "../store/triggers.js";
 import type { WorkerHeartbeatStore } from "../store/worker-heartbeats.js";
 
 export interface ApiDeps {

@@ -3,8 +3,8 @@
  * state-change events and those `POST /v1/events` received), for seeing what a trigger pattern
  * would match. On AWS the events are on the EventBridge bus instead; there this answers 404.
  */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { notFound, validationError } from "../core/errors.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import { RECENT_EVENTS } from "../events/local-event-bus.js";
 import type { ApiDeps } from "./deps.js";
 import { json, parseLimit, query } from "./http.js";
@@ -16,7 +16,10 @@ const FILTERS = ["limit", "detailType", "source"];
  * (1..1000, default 100), `detailType`, `source` (exact matches).
  * @throws ShoalError 400 for an unknown query parameter or a bad limit; 404 without a local bus.
  */
-export async function recentEvents(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function recentEvents(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   const unknown = Object.keys(q).filter((k) => !FILTERS.includes(k));
   if (unknown.length > 0) {

@@ -4,6 +4,7 @@
  * command, task-group queues, worker heartbeats, queue depths, child instances, dependent items);
  * lib/core/explain.ts decides. Reads only: an explain changes nothing.
  */
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Dag } from "../core/dag.js";
 import { notFound } from "../core/errors.js";
 import {
@@ -25,9 +26,9 @@ import { isFinalInstanceState } from "../core/model.js";
 import type { Progress } from "../core/progress.js";
 import { SLOT } from "../core/progress.js";
 import { checkName } from "../core/validate.js";
+import { getStartCommand } from "../engine/commands.js";
+import { checkItem } from "../engine/dependent-checks.js";
 import { baseTimeOf, zoneOf } from "../engine/engine-deps.js";
-import type { HttpApiResult } from "../engine/lambda-events.js";
-import { checkItem } from "../engine/logic-tasks.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
 import type { ApiDeps } from "./deps.js";
 import { json, RESOURCE_ID } from "./http.js";
@@ -67,7 +68,7 @@ async function load(deps: ApiDeps, id: string, code?: string): Promise<Loaded> {
   const inst = await deps.store.getInstance(id);
   let start: CommandRecord | undefined;
   if (!inst) {
-    start = await deps.store.getCommand(`start:${id}`);
+    start = await getStartCommand(deps.store, id);
     if (start?.state !== "PENDING") throw notFound(`instance '${id}' does not exist`);
   }
   const head = (inst ?? start) as InstanceRecord | CommandRecord;
@@ -245,7 +246,10 @@ async function taskGroupFacts(
 }
 
 /** GET /v1/instances/{id}/explain → `{instanceId, workflow, version, state, reason?, message?, tasks}`. */
-export async function explainInstanceRoute(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+export async function explainInstanceRoute(
+  deps: ApiDeps,
+  id: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const l = await load(deps, id);
   await enrich(deps, l, neededFacts(l.facts));
   const hold = instanceHold(l.facts);
@@ -264,7 +268,7 @@ export async function explainTaskRoute(
   deps: ApiDeps,
   id: string,
   code: string,
-): Promise<HttpApiResult> {
+): Promise<APIGatewayProxyStructuredResultV2> {
   const l = await load(deps, id, code);
   const index = l.dag.indexOf(code) as number;
   await enrich(deps, l, neededFacts(l.facts, [index]));

@@ -1,15 +1,15 @@
 /**
  * HTTP plumbing of the API handler: API Gateway v2 events in, results out, errors shaped as
- * API-v1.md says (`{"error": {"code", "message", "details"}}`), never a stack trace.
+ * docs/api.md "Errors" says (`{"error": {"code", "message", "details"}}`), never a stack trace.
  */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { parse as parseYaml } from "yaml";
 import { ShoalError, validationError } from "../core/errors.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 
 /** Largest request body accepted, bytes (API Gateway allows 10 MB, Lambda 6 MB). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-export function json(status: number, body: unknown): HttpApiResult {
+export function json(status: number, body: unknown): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: status,
     headers: { "content-type": "application/json" },
@@ -17,7 +17,7 @@ export function json(status: number, body: unknown): HttpApiResult {
   };
 }
 
-export function errorResult(e: ShoalError): HttpApiResult {
+export function errorResult(e: ShoalError): APIGatewayProxyStructuredResultV2 {
   return json(e.status, {
     error: {
       code: e.code,
@@ -27,12 +27,12 @@ export function errorResult(e: ShoalError): HttpApiResult {
   });
 }
 
-function header(event: HttpApiEvent, name: string): string | undefined {
+function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
   const h = event.headers ?? {};
   return h[name] ?? Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
-function rawBody(event: HttpApiEvent): string {
+function rawBody(event: APIGatewayProxyEventV2): string {
   if (!event.body) return "";
   const text = event.isBase64Encoded
     ? Buffer.from(event.body, "base64").toString("utf8")
@@ -47,7 +47,10 @@ function rawBody(event: HttpApiEvent): string {
  * The parsed body: JSON, or YAML when `allowYaml` and the content type says so. An empty body is
  * `undefined`. @throws ShoalError 415 for other content types, 400 for a body that does not parse.
  */
-export function parseBody(event: HttpApiEvent, opts: { allowYaml?: boolean } = {}): unknown {
+export function parseBody(
+  event: APIGatewayProxyEventV2,
+  opts: { allowYaml?: boolean } = {},
+): unknown {
   const text = rawBody(event);
   if (text.trim() === "") return undefined;
   const type = (header(event, "content-type") ?? "application/json")
@@ -81,12 +84,13 @@ export function parseBody(event: HttpApiEvent, opts: { allowYaml?: boolean } = {
 }
 
 /** Query parameters of the event (API Gateway v2 joins repeated ones with commas). */
-export function query(event: HttpApiEvent): Record<string, string> {
-  if (event.queryStringParameters) return event.queryStringParameters;
+export function query(event: APIGatewayProxyEventV2): Record<string, string> {
+  // API Gateway never sends a parameter without a value (an empty one is "").
+  if (event.queryStringParameters) return event.queryStringParameters as Record<string, string>;
   return Object.fromEntries(new URLSearchParams(event.rawQueryString ?? ""));
 }
 
-/** `?limit=` as API-v1.md defines it: 1..max, default `fallback`. */
+/** `?limit=` as docs/api.md "Lists and pagination" defines it: 1..max, default `fallback`. */
 export function parseLimit(value: string | undefined, fallback = 50, max = 200): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
@@ -122,7 +126,7 @@ export const RESOURCE_ID = /^[A-Za-z0-9-]{1,64}$/;
  * A verb endpoint's body: no fields beyond `allowed` (an empty object or no body).
  * @returns the body. @throws ShoalError 400 with one detail per unknown field.
  */
-export function onlyFields(event: HttpApiEvent, allowed: readonly string[] = []) {
+export function onlyFields(event: APIGatewayProxyEventV2, allowed: readonly string[] = []) {
   const body = asObject(parseBody(event), true);
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {

@@ -1,5 +1,6 @@
-/** Run and instance endpoints (API-v1.md "Workflow definitions: runs" and "Instances"). */
+/** Run and instance endpoints (docs/api.md "Workflow definitions: runs" and "Instances"). */
 import { randomUUID } from "node:crypto";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { currentAttemptCandidates } from "../core/current-attempts.js";
 import { conflict, notFound, validationError } from "../core/errors.js";
 import { deterministicId } from "../core/ids.js";
@@ -14,7 +15,12 @@ import {
 import { forceSuccessProgress } from "../core/progress.js";
 import { RUN_TYPES } from "../core/run-type.js";
 import { checkName, parseRunRequest } from "../core/validate.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+import {
+  controlCommand,
+  getStartCommand,
+  startCommand,
+  submitCommand,
+} from "../engine/commands.js";
 import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import { decisionLog } from "./decision-log.js";
 import type { ApiDeps } from "./deps.js";
@@ -36,7 +42,6 @@ function checkInstanceId(id: string): string {
   return id;
 }
 
-/** Writes the command, then signals the dispatcher; a failed signal is re-sent by the sweeper. */
 /** Links to the logs of worker tasks (logic tasks write none), when the log store has links. */
 function logLink(deps: ApiDeps): LogLink | undefined {
   const url = deps.logs.url?.bind(deps.logs);
@@ -47,28 +52,12 @@ function logLink(deps: ApiDeps): LogLink | undefined {
       : undefined;
 }
 
-async function submit(deps: ApiDeps, cmd: CommandRecord): Promise<boolean> {
-  const written = await deps.store.putCommand(cmd);
-  if (!written) return false;
-  try {
-    await deps.queues.sendEvents([
-      { kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId },
-    ]);
-  } catch (e) {
-    deps.log?.("api: signalling the dispatcher failed; the sweeper will retry", {
-      commandId: cmd.commandId,
-      error: String(e),
-    });
-  }
-  return true;
-}
-
 /** POST /v1/workflows/{name}/runs → 202 `{instanceId, workflow, version, state}`. */
 export async function startRun(
   deps: ApiDeps,
   name: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const body = asObject(parseBody(event), true);
   const head = await deps.store.getWorkflowHead(name);
@@ -85,17 +74,10 @@ export async function startRun(
   const instanceId = run.idempotencyKey
     ? deterministicId(`${name}\u0000${run.idempotencyKey}`)
     : randomUUID();
-  const cmd: CommandRecord = {
-    commandId: `start:${instanceId}`,
-    type: "START_WORKFLOW",
-    instanceId,
-    workflow: name,
-    version: head.latestVersion,
-    state: "PENDING",
-    run,
-    createdAt: deps.now(),
-  };
-  if (!(await submit(deps, cmd))) {
+  const origin = { commandType: "START_WORKFLOW" } as const;
+  const cmd = startCommand(instanceId, name, head.latestVersion, run, origin, deps.now());
+  // A failed signal is sent again by the sweeper; a repeated request signals nothing.
+  if (!(await submitCommand(deps, cmd, "api"))) {
     // Same idempotency key: answer with the instance it started.
     const existing = await deps.store.getCommand(cmd.commandId);
     const inst = await deps.store.getInstance(instanceId);
@@ -114,7 +96,7 @@ async function loadInstance(deps: ApiDeps, id: string): Promise<InstanceRecord |
   checkInstanceId(id);
   const inst = await deps.store.getInstance(id);
   if (inst) return inst;
-  const cmd = await deps.store.getCommand(`start:${id}`);
+  const cmd = await getStartCommand(deps.store, id);
   if (cmd?.state === "PENDING") return cmd;
   throw notFound(`instance '${id}' does not exist`);
 }
@@ -137,7 +119,10 @@ function submittedView(cmd: CommandRecord) {
   };
 }
 
-export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function listInstances(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   if (q.workflow !== undefined) checkName(q.workflow, "workflow");
   if (q.state !== undefined && !(INSTANCE_STATES as readonly string[]).includes(q.state)) {
@@ -161,7 +146,10 @@ export async function listInstances(deps: ApiDeps, event: HttpApiEvent): Promise
   });
 }
 
-export async function getInstance(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+export async function getInstance(
+  deps: ApiDeps,
+  id: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const found = await loadInstance(deps, id);
   if (!isInstance(found)) return json(200, submittedView(found));
   // The definition from the process's cache: `--wait` polls this every 500 ms.
@@ -195,7 +183,7 @@ export async function listAttempts(
   deps: ApiDeps,
   id: string,
   code: string,
-): Promise<HttpApiResult> {
+): Promise<APIGatewayProxyStructuredResultV2> {
   const inst = await loadInstance(deps, id);
   checkName(code, "code");
   const [def, attempts] = await Promise.all([
@@ -209,7 +197,7 @@ export async function listAttempts(
   return json(200, { items: attempts.map((t) => taskInstance(t, logLink(deps))) });
 }
 
-/** Control verbs of API-v1.md and the states each one is accepted in (DolphinScheduler's). */
+/** Control verbs of docs/api.md and the states each one is accepted in (DolphinScheduler's). */
 const CONTROL = {
   stop: {
     type: "STOP",
@@ -258,8 +246,8 @@ export async function controlInstance(
   deps: ApiDeps,
   id: string,
   verb: ControlVerb,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   onlyFields(event);
   const spec = CONTROL[verb];
   const found = await loadInstance(deps, id);
@@ -268,15 +256,8 @@ export async function controlInstance(
     throw conflict(`instance '${id}' is ${state}; ${spec.rule}`);
   }
   const rev = isInstance(found) ? found.rev : 0;
-  await submit(deps, {
-    commandId: `${verb}:${id}:${rev}`,
-    type: spec.type,
-    instanceId: id,
-    workflow: found.workflow,
-    version: found.version,
-    state: "PENDING",
-    createdAt: deps.now(),
-  });
+  const target = { instanceId: id, workflow: found.workflow, version: found.version, rev };
+  await submitCommand(deps, controlCommand(spec.type, target, deps.now()), "api");
   return json(202, { instanceId: id, state: spec.heading });
 }
 
@@ -289,8 +270,8 @@ export async function forceSuccess(
   deps: ApiDeps,
   id: string,
   code: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   onlyFields(event);
   const found = await loadInstance(deps, id);
   const index = await knownTask(deps, found, code);
@@ -354,8 +335,8 @@ export async function getLog(
   deps: ApiDeps,
   id: string,
   code: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   const limit = parseLimit(q.limit, 1000, 10_000);
   const asked = parsePositiveInt(q.attempt, "attempt");

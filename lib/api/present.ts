@@ -1,4 +1,4 @@
-/** Store records → API-v1.md shapes (ISO-8601 times, absent fields omitted). */
+/** Store records → the shapes of docs/api.md (ISO-8601 times, absent fields omitted). */
 
 import { currentAttempts } from "../core/current-attempts.js";
 import { progressCounts } from "../core/progress.js";
@@ -28,7 +28,7 @@ export function workflowSummary(h: WorkflowHead) {
 }
 
 /**
- * An instance as lists show it (API-v1.md InstanceSummary), plus `scheduleTime` (nominal time of
+ * An instance as lists show it (docs/api.md InstanceSummary), plus `scheduleTime` (nominal time of
  * a scheduled, backfilled or sub-workflow run) and `runType` (lib/core/run-type.ts). An item
  * written before `runType` was stored has none in a list (the index holds only the summary);
  * given the whole record, it is derived from the record's origin instead.

@@ -10,6 +10,7 @@
  *   defaults, plus (POST body or GET query) `params`, `scheduleTime` (the base time, years 1970
  *   to 9999; default now), `timezone` (default the workflow's), `version` (default the latest).
  */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { Dag } from "../core/dag.js";
 import { conflict, notFound, validationError } from "../core/errors.js";
@@ -19,8 +20,8 @@ import { attemptOf } from "../core/progress.js";
 import { params as paramsSchema } from "../core/schema-parts.js";
 import { isTimeZone, timeZoneProblem } from "../core/time-zones.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
+import { getStartCommand } from "../engine/commands.js";
 import { baseTimeOf, taskParams, zoneOf } from "../engine/engine-deps.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { InstanceRecord } from "../store/records.js";
 import { renderTask, type TaskRendering } from "../tasks/render-task.js";
 import type { ApiDeps } from "./deps.js";
@@ -112,13 +113,13 @@ export async function renderInstanceTask(
   deps: ApiDeps,
   id: string,
   code: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   if (!RESOURCE_ID.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
   const attemptAsked = parsePositiveInt(query(event).attempt, "attempt");
   const inst = await deps.store.getInstance(id);
   if (!inst) {
-    const cmd = await deps.store.getCommand(`start:${id}`);
+    const cmd = await getStartCommand(deps.store, id);
     if (cmd?.state === "PENDING") {
       throw conflict(
         `instance '${id}' is still SUBMITTED (the dispatcher has not created it yet); try again, or render the workflow's task: shoal render ${cmd.workflow} ${code}`,
@@ -155,7 +156,7 @@ export async function renderInstanceTask(
 }
 
 /** The request of a workflow render: the POST body, or the GET query (no `params` there). */
-function renderRequest(event: HttpApiEvent, method: "GET" | "POST") {
+function renderRequest(event: APIGatewayProxyEventV2, method: "GET" | "POST") {
   if (method === "POST") return parseWithSchema(renderSchema, asObject(parseBody(event), true));
   const q = query(event);
   const unknown = Object.keys(q).filter(
@@ -182,9 +183,9 @@ export async function renderWorkflowTask(
   deps: ApiDeps,
   name: string,
   code: string,
-  event: HttpApiEvent,
+  event: APIGatewayProxyEventV2,
   method: "GET" | "POST",
-): Promise<HttpApiResult> {
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const req = renderRequest(event, method);
   const head = await deps.store.getWorkflowHead(name);

@@ -6,6 +6,7 @@
  * (docs/scheduling.md).
  */
 import { randomUUID } from "node:crypto";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { conflict, notFound, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
@@ -13,10 +14,10 @@ import { checkTiming, nextFireTimes } from "../core/schedule-time.js";
 import { name, params, priority, WORKER_GROUP_PATTERN } from "../core/schema-parts.js";
 import { DEFAULT_ZONE } from "../core/time-params.js";
 import { parseWithSchema } from "../core/validate.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
-import { shardOf, timingOf } from "../engine/scheduling.js";
+import { shardOf, timingOf } from "../engine/schedule-sweeper.js";
+import type { FireRecord } from "../store/fires.js";
 import type { WorkflowHead } from "../store/records.js";
-import type { FireRecord, ScheduleRecord } from "../store/schedules.js";
+import type { ScheduleRecord } from "../store/schedules.js";
 import type { ApiDeps } from "./deps.js";
 import {
   asObject,
@@ -76,7 +77,7 @@ export type ScheduleBody = z.infer<typeof scheduleSchema>;
 /**
  * The zone of a schedule whose body gives none: the `timezone` of the workflow's latest
  * version, else UTC. Stored with the schedule, so that its cron and its runs' time parameters
- * (scheduling.ts passes `s.timezone` to every run) are read in one zone, and a later version
+ * (lib/engine/schedule-runs.ts passes `s.timezone` to every run) are read in one zone, and a later version
  * of the workflow with another zone does not move a schedule that exists already.
  */
 async function defaultZone(deps: ApiDeps, head: WorkflowHead | undefined): Promise<string> {
@@ -190,7 +191,10 @@ async function load(deps: ApiDeps, id: string): Promise<ScheduleRecord> {
 }
 
 /** POST /v1/schedules → 201 with the schedule (its `id`, `nextFireTime`). */
-export async function createSchedule(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function createSchedule(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const now = deps.now();
   const rec = await toRecord(deps, parseBody(event), {
     id: randomUUID(),
@@ -202,7 +206,10 @@ export async function createSchedule(deps: ApiDeps, event: HttpApiEvent): Promis
 }
 
 /** GET /v1/schedules?workflow=&limit=&nextToken= → `{items, nextToken}`, newest first. */
-export async function listSchedules(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function listSchedules(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   const page = await deps.scheduling.schedules.listSchedules({
     ...(q.workflow ? { workflow: q.workflow } : {}),
@@ -215,7 +222,10 @@ export async function listSchedules(deps: ApiDeps, event: HttpApiEvent): Promise
   });
 }
 
-export async function getSchedule(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+export async function getSchedule(
+  deps: ApiDeps,
+  id: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   return json(200, scheduleView(await load(deps, id)));
 }
 
@@ -226,8 +236,8 @@ export async function getSchedule(deps: ApiDeps, id: string): Promise<HttpApiRes
 export async function putSchedule(
   deps: ApiDeps,
   id: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const cur = await load(deps, id);
   const rec = await toRecord(deps, parseBody(event), {
     id: cur.id,
@@ -242,7 +252,10 @@ export async function putSchedule(
   return json(200, scheduleView(rec));
 }
 
-export async function deleteSchedule(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+export async function deleteSchedule(
+  deps: ApiDeps,
+  id: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   await load(deps, id);
   await deps.scheduling.schedules.deleteSchedule(id);
   return { statusCode: 204 };
@@ -253,8 +266,8 @@ export async function setScheduleState(
   deps: ApiDeps,
   id: string,
   state: "ONLINE" | "OFFLINE",
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   onlyFields(event);
   for (let round = 0; round < 5; round++) {
     const cur = await load(deps, id);
@@ -272,8 +285,8 @@ export async function setScheduleState(
 export async function previewSchedule(
   deps: ApiDeps,
   id: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const count = parsePositiveInt(query(event).count, "count") ?? 10;
   if (count > 1_000) throw validationError([{ path: "count", message: "must be <= 1000" }]);
   const s = await load(deps, id);
@@ -285,8 +298,8 @@ export async function previewSchedule(
 export async function listFires(
   deps: ApiDeps,
   id: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   const time = (v: string | undefined, field: string) => {
     if (v === undefined) return undefined;

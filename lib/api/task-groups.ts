@@ -1,7 +1,7 @@
 /**
  * Task group endpoints: create/change, read, list and delete DolphinScheduler-style task groups
  * (a named concurrency limit shared by every task that names it). Shapes follow the conventions
- * of API-v1.md: ISO-8601 times, `items` + `nextToken` lists, errors with field paths.
+ * of docs/api.md "Conventions": ISO-8601 times, `items` + `nextToken` lists, errors with field paths.
  *
  * - `PUT /v1/task-groups/{name}` body `{"capacity": 1..1000, "description"?}` → 201 created,
  *   200 changed or equal (a PUT replaces: an omitted description is removed).
@@ -9,15 +9,13 @@
  * - `GET /v1/task-groups/{name}` → the group, 404 unknown.
  * - `DELETE /v1/task-groups/{name}` → 204; 409 while a slot is held or a task waits; 404 unknown.
  */
+
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { conflict, notFound, ShoalError, validationError } from "../core/errors.js";
+import { TASK_GROUP_CAPACITY } from "../core/task-group-limits.js";
 import { checkName, formatPath, LIMITS } from "../core/validate.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
-import {
-  TASK_GROUP_CAPACITY,
-  type TaskGroupRecord,
-  type TaskGroupStore,
-} from "../store/task-groups.js";
+import type { TaskGroupRecord, TaskGroupStore } from "../store/task-groups.js";
 import { asObject, json, parseBody, parseLimit, query } from "./http.js";
 import { iso } from "./present.js";
 
@@ -101,8 +99,8 @@ export async function putTaskGroup(
   store: TaskGroupStore,
   now: () => number,
   name: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const body = parseTaskGroupBody(parseBody(event));
   const existing = await store.getGroup(name);
@@ -129,7 +127,7 @@ export async function getTaskGroup(
   store: TaskGroupStore,
   _now: () => number,
   name: string,
-): Promise<HttpApiResult> {
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const g = await store.getGroup(name);
   if (!g) throw notFound(`task group '${name}' does not exist`);
@@ -143,8 +141,8 @@ export async function getTaskGroup(
 export async function listTaskGroups(
   store: TaskGroupStore,
   _now: () => number,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   const page = await store.listGroups(parseLimit(q.limit), q.nextToken || undefined);
   const items = await Promise.all(page.items.map((g) => view(store, g)));
@@ -160,7 +158,7 @@ export async function deleteTaskGroup(
   store: TaskGroupStore,
   now: () => number,
   name: string,
-): Promise<HttpApiResult> {
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const result = await store.deleteGroup(name, now());
   switch (result) {

@@ -7,6 +7,7 @@
  * Parameters taken from events are untrusted: size-checked here, shell-quoted when substituted.
  */
 import { randomUUID } from "node:crypto";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { notFound, validationError } from "../core/errors.js";
 import {
@@ -18,9 +19,8 @@ import { deterministicId } from "../core/ids.js";
 import { checkJsonPath, extractJsonPath } from "../core/json-path.js";
 import { LIMITS, name, paramName } from "../core/schema-parts.js";
 import { parseWithSchema } from "../core/validate.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
-import { startRun } from "../engine/scheduling.js";
-import type { TriggerRecord } from "../store/schedules.js";
+import { getStartCommand, submitRun } from "../engine/commands.js";
+import type { TriggerRecord } from "../store/triggers.js";
 import type { ApiDeps } from "./deps.js";
 import { asObject, json, parseBody, parseLimit, query, RESOURCE_ID } from "./http.js";
 import { iso } from "./present.js";
@@ -84,7 +84,10 @@ export function triggerView(t: TriggerRecord) {
 }
 
 /** POST /v1/triggers → 201 with the trigger and its `id`. */
-export async function createTrigger(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function createTrigger(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const b = parseWithSchema(triggerSchema, asObject(parseBody(event)));
   const problem = checkEventPattern(b.eventPattern);
   if (problem) throw validationError([{ path: "eventPattern", message: problem }]);
@@ -107,7 +110,10 @@ export async function createTrigger(deps: ApiDeps, event: HttpApiEvent): Promise
   return json(201, triggerView(rec));
 }
 
-export async function listTriggers(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function listTriggers(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   const page = await deps.scheduling.triggers.listTriggers(
     parseLimit(q.limit),
@@ -125,11 +131,17 @@ async function load(deps: ApiDeps, id: string): Promise<TriggerRecord> {
   return t;
 }
 
-export async function getTrigger(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+export async function getTrigger(
+  deps: ApiDeps,
+  id: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   return json(200, triggerView(await load(deps, id)));
 }
 
-export async function deleteTrigger(deps: ApiDeps, id: string): Promise<HttpApiResult> {
+export async function deleteTrigger(
+  deps: ApiDeps,
+  id: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   await load(deps, id);
   await deps.scheduling.triggers.deleteTrigger(id);
   return { statusCode: 204 };
@@ -194,7 +206,7 @@ async function fire(
     };
   }
   // A redelivered event whose run exists: the same answer, no debounce check.
-  const existing = await deps.store.getCommand(`start:${instanceId}`);
+  const existing = await getStartCommand(deps.store, instanceId);
   if (!existing && t.debounceSeconds > 0) {
     const now = deps.now();
     if (t.lastFiredAt !== undefined && now - t.lastFiredAt < t.debounceSeconds * 1000) {
@@ -204,7 +216,7 @@ async function fire(
       return { triggerId: t.id, skipped: `debounced (${t.debounceSeconds}s)` };
     }
   }
-  const started = await startRun(
+  const started = await submitRun(
     deps,
     instanceId,
     t.workflow,
@@ -220,7 +232,10 @@ async function fire(
  * POST /v1/events `{"Entries": [...]}` → 200 `{"FailedEntryCount", "Entries": [{"EventId",
  * "Triggers": [...]}]}`: each entry becomes an EventBridge event (new id) and is delivered.
  */
-export async function putEvents(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function putEvents(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const b = parseWithSchema(eventsSchema, asObject(parseBody(event)));
   const entries = [];
   const failed = 0; // an entry that cannot be read fails the whole request (400) before any run

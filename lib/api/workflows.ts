@@ -1,11 +1,11 @@
-/** Workflow definition endpoints (API-v1.md "Workflow definitions"). */
+/** Workflow definition endpoints (docs/api.md "Workflow definitions"). */
 import { isDeepStrictEqual } from "node:util";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { conflict, type ErrorDetail, notFound, validationError } from "../core/errors.js";
 import { RELEASE_STATES, type ReleaseState, type WorkflowDefinition } from "../core/model.js";
 import { unresolvedParamReferences } from "../core/param-references.js";
 import { pathBack, subWorkflowTargets } from "../core/sub-workflow-cycle.js";
 import { checkName, parseWorkflowDefinition } from "../core/validate.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
 import type { WorkflowHead } from "../store/records.js";
 import type { ApiDeps } from "./deps.js";
 import {
@@ -141,8 +141,8 @@ async function storedTargets(deps: ApiDeps, name: string): Promise<string[]> {
 export async function putWorkflow(
   deps: ApiDeps,
   name: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const def = parseWorkflowDefinition(asObject(parseBody(event, { allowYaml: true })));
   await checkSubWorkflows(deps, name, def);
@@ -186,8 +186,8 @@ export async function putWorkflow(
 export async function getWorkflow(
   deps: ApiDeps,
   name: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const head = await deps.store.getWorkflowHead(name);
   if (!head || head.deleted) throw notFound(`workflow '${name}' does not exist`);
@@ -208,7 +208,10 @@ export async function getWorkflow(
   });
 }
 
-export async function listWorkflows(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export async function listWorkflows(
+  deps: ApiDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
   const page = await deps.store.listWorkflows(parseLimit(q.limit), q.nextToken || undefined);
   return json(200, {
@@ -217,7 +220,10 @@ export async function listWorkflows(deps: ApiDeps, event: HttpApiEvent): Promise
   });
 }
 
-export async function deleteWorkflow(deps: ApiDeps, name: string): Promise<HttpApiResult> {
+export async function deleteWorkflow(
+  deps: ApiDeps,
+  name: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const head = await deps.store.getWorkflowHead(name);
   if (!head || head.deleted) throw notFound(`workflow '${name}' does not exist`);
@@ -231,8 +237,8 @@ export async function deleteWorkflow(deps: ApiDeps, name: string): Promise<HttpA
 export async function releaseWorkflow(
   deps: ApiDeps,
   name: string,
-  event: HttpApiEvent,
-): Promise<HttpApiResult> {
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
   checkName(name, "name");
   const body = onlyFields(event, ["state"]);
   const state = body.state;

@@ -1,9 +1,19 @@
-/** Writes docs/openapi.json from the code (`npm run openapi`). */
+/**
+ * `npm run openapi`: writes docs/openapi.json from the route table and the CLI's API types
+ * (lib/cli/api-types.generated.ts) from that document. Loads lib/api and the version only:
+ * no runtime, no AWS client.
+ */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { VERSION } from "../runtime/runtime.js";
-import { openApiDocument } from "./openapi.js";
+import { VERSION } from "../version.js";
+import { API_TYPES_FILE, apiTypesSource } from "./api-types-source.js";
+import { apiDocument } from "./routes.js";
 
-const out = fileURLToPath(new URL("../../docs/openapi.json", import.meta.url));
-writeFileSync(out, `${JSON.stringify(openApiDocument(VERSION), null, 2)}\n`);
-process.stdout.write(`wrote ${out}\n`);
+const root = new URL("../../", import.meta.url);
+const doc = apiDocument(VERSION);
+const docFile = fileURLToPath(new URL("docs/openapi.json", root));
+writeFileSync(docFile, `${JSON.stringify(doc, null, 2)}\n`);
+process.stdout.write(`wrote ${docFile}\n`);
+const typesFile = fileURLToPath(new URL(API_TYPES_FILE, root));
+writeFileSync(typesFile, await apiTypesSource(doc));
+process.stdout.write(`wrote ${typesFile}\n`);

@@ -1,8 +1,10 @@
 /**
- * The one place AWS SDK clients are built. Endpoints come from the SDK's own configuration
- * chain: AWS_REGION, AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (AWS SDKs and Tools
- * reference guide, "Service-specific endpoints"); nothing here names an endpoint.
- * Every client counts its requests, so benchmarks can report AWS requests per task.
+ * The one place AWS SDK clients are built: {@link createAwsClients} returns a bundle of them for
+ * one configuration ({@link AwsConfig}: region, endpoints, credentials). What the configuration
+ * leaves out, the SDK's own chain decides (AWS_REGION, AWS_ENDPOINT_URL,
+ * AWS_ENDPOINT_URL_<SERVICE>, the profile; AWS SDKs and Tools reference guide, "Service-specific
+ * endpoints"); nothing here names an endpoint. Every client of a bundle counts its requests on
+ * the bundle's {@link RequestCounter}, so benchmarks can report AWS requests per task.
  */
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
@@ -12,72 +14,61 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { AwsConfig, AwsService } from "./config.js";
 
 /** Requests sent, by `Service.Operation` (for example `DynamoDB.UpdateItem`). */
-export const requestCounts = new Map<string, number>();
+export class RequestCounter {
+  readonly counts = new Map<string, number>();
 
-/** Sum of all counted requests, optionally of one service (`DynamoDB`, `SQS`). */
-export function totalRequests(service?: string): number {
-  let n = 0;
-  for (const [key, v] of requestCounts) if (!service || key.startsWith(`${service}.`)) n += v;
-  return n;
+  /** Counts one request of `commandName` (`UpdateItemCommand`) to `service` (`DynamoDB`). */
+  count(service: string, commandName: string | undefined): void {
+    const key = `${service}.${(commandName ?? "Unknown").replace(/Command$/, "")}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** Sum of all counted requests, optionally of one service (`DynamoDB`, `SQS`). */
+  total(service?: string): number {
+    let n = 0;
+    for (const [key, v] of this.counts) if (!service || key.startsWith(`${service}.`)) n += v;
+    return n;
+  }
+
+  reset(): void {
+    this.counts.clear();
+  }
 }
 
-export function resetRequestCounts(): void {
-  requestCounts.clear();
+/** The clients of one configuration; the service clients are built on first use. */
+export interface AwsClients {
+  /** The DynamoDB document client (`undefined` attributes are left out of items). */
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  /** LAMBDA tasks invoke functions with it. */
+  readonly lambda: LambdaClient;
+  /** STEP_FUNCTIONS tasks. */
+  readonly sfn: SFNClient;
+  /** Task logs on AWS. */
+  readonly logs: CloudWatchLogsClient;
+  /** State-change events on AWS. */
+  readonly eventBridge: EventBridgeClient;
+  /**
+   * The CloudFormation client (the CLI's `config from-stack` reads stack outputs with it).
+   * Loaded on demand: the Lambda bundles, which import this file, never load it (about 50 ms of
+   * cold start).
+   */
+  cloudFormation(): Promise<CloudFormationClient>;
+  /** What every client of the bundle sent. */
+  readonly counter: RequestCounter;
+  /** Destroys the clients built so far (their sockets); the bundle is not used afterwards. */
+  destroy(): void;
 }
 
-function count(service: string, commandName: string | undefined): void {
-  const key = `${service}.${(commandName ?? "Unknown").replace(/Command$/, "")}`;
-  requestCounts.set(key, (requestCounts.get(key) ?? 0) + 1);
-}
+/** Keeps retries short: a local emulator answers fast, and callers retry at their own level. */
+const MAX_ATTEMPTS = 4;
 
 const COUNTER = { step: "initialize", name: "shoalRequestCounter" } as const;
 
-let dynamo: DynamoDBDocumentClient | undefined;
-let sqs: SQSClient | undefined;
-
-/** Keeps retries short: a local emulator answers fast, and callers retry at their own level. */
-const common = { maxAttempts: 4 } as const;
-
-/** The DynamoDB document client (one per process). */
-export function dynamoClient(): DynamoDBDocumentClient {
-  if (!dynamo) {
-    const base = new DynamoDBClient({ ...common });
-    base.middlewareStack.add(
-      (next, ctx) => (args) => {
-        count("DynamoDB", ctx.commandName);
-        return next(args);
-      },
-      COUNTER,
-    );
-    dynamo = DynamoDBDocumentClient.from(base, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-  }
-  return dynamo;
-}
-
-/** The SQS client (one per process). */
-export function sqsClient(): SQSClient {
-  if (!sqs) {
-    // Emulators hand out queue URLs whose host does not resolve (sqs.<region>.localhost); when an
-    // endpoint is configured, requests go there rather than to the queue URL's host.
-    const custom = Boolean(process.env.AWS_ENDPOINT_URL_SQS || process.env.AWS_ENDPOINT_URL);
-    const client = new SQSClient({ ...common, useQueueUrlAsEndpoint: !custom });
-    client.middlewareStack.add(
-      (next, ctx) => (args) => {
-        count("SQS", ctx.commandName);
-        return next(args);
-      },
-      COUNTER,
-    );
-    sqs = client;
-  }
-  return sqs;
-}
-
-/** A counted client of another service, built once per process (Lambda, Step Functions, Logs). */
+/** What a client's middleware stack takes (every SDK v3 client has one). */
 interface Stackable {
   middlewareStack: {
     add(
@@ -88,74 +79,94 @@ interface Stackable {
       options: typeof COUNTER,
     ): void;
   };
+  destroy(): void;
 }
-
-function counted<C>(service: string, make: () => C): () => C {
-  let client: C | undefined;
-  const get = () => {
-    if (!client) {
-      const made = make();
-      (made as unknown as Stackable).middlewareStack.add(
-        (next, ctx) => (args) => {
-          count(service, ctx.commandName);
-          return next(args);
-        },
-        COUNTER,
-      );
-      client = made;
-    }
-    return client;
-  };
-  others.push(() => {
-    (client as { destroy?: () => void } | undefined)?.destroy?.();
-    client = undefined;
-  });
-  return get;
-}
-
-const others: Array<() => void> = [];
-
-/** The Lambda client (LAMBDA tasks invoke functions with it). */
-export const lambdaClient = counted("Lambda", () => new LambdaClient({ ...common }));
-/** The Step Functions client (STEP_FUNCTIONS tasks). */
-export const sfnClient = counted("SFN", () => new SFNClient({ ...common }));
-/** The CloudWatch Logs client (task logs on AWS). */
-export const logsClient = counted("CloudWatchLogs", () => new CloudWatchLogsClient({ ...common }));
-/** The EventBridge client (state-change events on AWS). */
-export const eventBridgeClient = counted("EventBridge", () => new EventBridgeClient({ ...common }));
 
 /**
- * A CloudFormation client (the CLI's `config from-stack` reads stack outputs with it). Built
- * per call, not cached: the caller picks the region and profile (`--region`, `--profile`);
- * unset, the SDK's chain decides (AWS_REGION, then the profile's region). AWS_ENDPOINT_URL and
- * AWS_ENDPOINT_URL_CLOUDFORMATION apply as for every client (LocalStack). Destroy it after use.
- * Loaded on demand: the Lambda bundles, which import this file, never load the CloudFormation
- * client (about 50 ms of cold start).
+ * A bundle of clients for `config`, counting on `counter` (a new one unless given: pass one to
+ * add up several bundles, as a benchmark does).
  */
-export async function cloudFormationClient(
-  options: { region?: string; profile?: string } = {},
-): Promise<CloudFormationClient> {
-  const { CloudFormationClient } = await import("@aws-sdk/client-cloudformation");
-  const client = new CloudFormationClient({
-    ...common,
-    ...(options.region ? { region: options.region } : {}),
-    ...(options.profile ? { profile: options.profile } : {}),
-  });
-  client.middlewareStack.add(
-    (next, ctx) => (args) => {
-      count("CloudFormation", ctx.commandName);
-      return next(args);
-    },
-    COUNTER,
+export function createAwsClients(
+  config: AwsConfig,
+  counter: RequestCounter = new RequestCounter(),
+): AwsClients {
+  const built: Stackable[] = [];
+  /** Client options of `service`: the common ones, and its endpoint when one is configured. */
+  const options = (service: AwsService) => {
+    const endpoint = config.endpoints[service];
+    return {
+      maxAttempts: MAX_ATTEMPTS,
+      ...(config.region ? { region: config.region } : {}),
+      ...(config.credentials ? { credentials: config.credentials } : {}),
+      ...(config.profile ? { profile: config.profile } : {}),
+      ...(endpoint ? { endpoint } : {}),
+    };
+  };
+  const counted = <C>(service: string, client: C): C => {
+    const c = client as unknown as Stackable;
+    c.middlewareStack.add(
+      (next, ctx) => (args) => {
+        counter.count(service, ctx.commandName);
+        return next(args);
+      },
+      COUNTER,
+    );
+    built.push(c);
+    return client;
+  };
+  const lazy = <C>(make: () => C): (() => C) => {
+    let client: C | undefined;
+    return () => {
+      client ??= make();
+      return client;
+    };
+  };
+  const dynamo = lazy(() =>
+    DynamoDBDocumentClient.from(counted("DynamoDB", new DynamoDBClient(options("dynamodb"))), {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
   );
-  return client;
-}
-
-/** Drops cached clients (after the environment changed, in tests and standalone). */
-export function resetClients(): void {
-  dynamo?.destroy();
-  sqs?.destroy();
-  dynamo = undefined;
-  sqs = undefined;
-  for (const drop of others) drop();
+  const sqs = lazy(() => {
+    // Emulators hand out queue URLs whose host does not resolve (sqs.<region>.localhost); with
+    // an endpoint configured, requests go there rather than to the queue URL's host.
+    const custom = Boolean(config.endpoints.sqs);
+    return counted("SQS", new SQSClient({ ...options("sqs"), useQueueUrlAsEndpoint: !custom }));
+  });
+  const lambda = lazy(() => counted("Lambda", new LambdaClient(options("lambda"))));
+  const sfn = lazy(() => counted("SFN", new SFNClient(options("sfn"))));
+  const logs = lazy(() => counted("CloudWatchLogs", new CloudWatchLogsClient(options("logs"))));
+  const eventBridge = lazy(() =>
+    counted("EventBridge", new EventBridgeClient(options("eventBridge"))),
+  );
+  let cloudFormation: Promise<CloudFormationClient> | undefined;
+  return {
+    get dynamo() {
+      return dynamo();
+    },
+    get sqs() {
+      return sqs();
+    },
+    get lambda() {
+      return lambda();
+    },
+    get sfn() {
+      return sfn();
+    },
+    get logs() {
+      return logs();
+    },
+    get eventBridge() {
+      return eventBridge();
+    },
+    cloudFormation() {
+      cloudFormation ??= import("@aws-sdk/client-cloudformation").then(({ CloudFormationClient }) =>
+        counted("CloudFormation", new CloudFormationClient(options("cloudFormation"))),
+      );
+      return cloudFormation;
+    },
+    counter,
+    destroy() {
+      for (const c of built.splice(0)) c.destroy();
+    },
+  };
 }

@@ -1,9 +1,9 @@
 /**
- * Names and settings that reach handlers through environment variables. The variable names are
- * shared constants: the CDK stack sets them, the standalone runtime writes them to
- * `endpoints.env`, and `loadConfig` reads them.
+ * Names and settings that reach handlers through environment variables, parsed once into a typed
+ * {@link ShoalConfig}. The variable names are shared constants: the CDK stack sets them, the
+ * standalone runtime writes them to `endpoints.env`, and {@link configFromEnv} reads them.
  */
-import { PRIORITIES, type Priority } from "../core/model.js";
+import type { Priority } from "../core/model.js";
 
 /** Environment variable names (shared with cdk/ and the standalone runtime). */
 export const ENV = {
@@ -59,7 +59,73 @@ export const ENV = {
    * emulators have no DynamoDB TTL); default 600.
    */
   retentionSweepSeconds: "SHOAL_RETENTION_SWEEP_SECONDS",
+  /** `true`: no structured log lines (tests, benchmarks, `shoal standalone` children). */
+  quiet: "SHOAL_QUIET",
+  /** Test hook: pollers hand every batch to the handler twice, concurrently (`true`). */
+  testDeliverTwice: "SHOAL_TEST_DELIVER_TWICE",
+  /** Set by ECS in a task's containers: its agent's URI (scale-in protection). */
+  ecsAgentUri: "ECS_AGENT_URI",
 } as const;
+
+/** The AWS services Shoal calls, as keys of {@link AwsConfig.endpoints}. */
+export type AwsService =
+  | "dynamodb"
+  | "sqs"
+  | "lambda"
+  | "sfn"
+  | "logs"
+  | "eventBridge"
+  | "cloudFormation";
+
+/**
+ * Each service's suffix of `AWS_ENDPOINT_URL_<SERVICE>`: its SDK service id in upper case with
+ * spaces as underscores (AWS SDKs and Tools reference guide, "Service-specific endpoints").
+ */
+export const ENDPOINT_ENV: Record<AwsService, string> = {
+  dynamodb: "AWS_ENDPOINT_URL_DYNAMODB",
+  sqs: "AWS_ENDPOINT_URL_SQS",
+  lambda: "AWS_ENDPOINT_URL_LAMBDA",
+  sfn: "AWS_ENDPOINT_URL_SFN",
+  logs: "AWS_ENDPOINT_URL_CLOUDWATCH_LOGS",
+  eventBridge: "AWS_ENDPOINT_URL_EVENTBRIDGE",
+  cloudFormation: "AWS_ENDPOINT_URL_CLOUDFORMATION",
+};
+
+/**
+ * Where and as whom the AWS clients connect (lib/aws/clients.ts). What is absent is left to the
+ * SDK's own chain (region from the profile, credentials from the environment, the profile, the
+ * container or instance role); nothing here names an endpoint of its own.
+ */
+export interface AwsConfig {
+  /** AWS_REGION. */
+  region?: string;
+  /**
+   * Endpoints by service: AWS_ENDPOINT_URL_<SERVICE>, else AWS_ENDPOINT_URL (none when
+   * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is `true`). Emulators and LocalStack set them.
+   */
+  endpoints: Partial<Record<AwsService, string>>;
+  /** Static credentials (the emulators' dummy keys); absent: the SDK's credential chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** A named profile of the shared config files (the CLI's `--profile`). */
+  profile?: string;
+}
+
+/**
+ * The AWS part of the configuration from the variables the SDK itself reads: AWS_REGION,
+ * AWS_ENDPOINT_URL_<SERVICE> over AWS_ENDPOINT_URL, AWS_IGNORE_CONFIGURED_ENDPOINT_URLS.
+ * Credentials and profiles stay with the SDK's chain.
+ */
+export function awsConfigFromEnv(env: NodeJS.ProcessEnv): AwsConfig {
+  const ignore = env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === "true";
+  const endpoints: Partial<Record<AwsService, string>> = {};
+  if (!ignore) {
+    for (const [service, name] of Object.entries(ENDPOINT_ENV) as Array<[AwsService, string]>) {
+      const url = env[name] || env.AWS_ENDPOINT_URL;
+      if (url) endpoints[service] = url;
+    }
+  }
+  return { ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}), endpoints };
+}
 
 /**
  * CloudWatch metrics Shoal emits in Embedded Metric Format log lines (no API call; CloudWatch
@@ -90,9 +156,11 @@ export const TABLE_ENV = {
   triggers: ENV.triggersTable,
 } as const;
 
-/** Runtime configuration of handlers and pollers. */
+/** Runtime configuration of handlers and pollers, parsed once ({@link configFromEnv}). */
 export interface ShoalConfig {
   prefix: string;
+  /** Region, endpoints and credentials of the AWS clients. */
+  aws: AwsConfig;
   tables: {
     workflows: string;
     commands: string;
@@ -142,6 +210,16 @@ export interface ShoalConfig {
   lambdaWorkerGroups: string[];
   /** The worker group the stack's ECS service serves (on AWS with ECS workers). */
   ecsWorkerGroup?: string;
+  /** The API of the standalone a `shoal sweeper` runs next to (its misfire events go there). */
+  standaloneUrl?: string;
+  /** Standalone only: how often its retention sweep runs, ms. */
+  retentionSweepMs: number;
+  /** No structured log lines. */
+  quiet: boolean;
+  /** Test hook: pollers deliver every batch twice, concurrently. */
+  deliverTwice: boolean;
+  /** The ECS agent's URI, inside an ECS task (scale-in protection while tasks run). */
+  ecsAgentUri?: string;
 }
 
 /** Resource names derived from a prefix (`shoal` unless set). */
@@ -173,12 +251,6 @@ export function resourceNames(prefix: string) {
   };
 }
 
-/** Task queue names of one group, highest priority first. */
-export function taskQueueNames(prefix: string, group: string): string[] {
-  const names = resourceNames(prefix);
-  return PRIORITIES.map((p) => names.taskQueue(group, p));
-}
-
 function num(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
   const raw = env[key];
   if (raw === undefined || raw === "") return fallback;
@@ -206,12 +278,21 @@ function minutes(env: NodeJS.ProcessEnv, key: string, fallback: number): number 
   return n;
 }
 
-/** Reads the configuration from environment variables (defaults suit AWS Lambda). */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
+/** Standalone's default period of retention sweeps, seconds. */
+const RETENTION_SWEEP_SECONDS = 600;
+
+/**
+ * The configuration of a process, parsed once from environment variables (defaults suit AWS
+ * Lambda; the table in docs/architecture.md lists them).
+ * @throws Error naming the variable and the rule when a number is malformed, e.g.
+ *   `SHOAL_LEASE_SECONDS must be a positive number, got 'x'`.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
   const prefix = env[ENV.prefix] || "shoal";
   const names = resourceNames(prefix);
   return {
     prefix,
+    aws: awsConfigFromEnv(env),
     tables: {
       workflows: env[ENV.workflowsTable] || names.tables.workflows,
       commands: env[ENV.commandsTable] || names.tables.commands,
@@ -225,7 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
       backfills: env[ENV.backfillsTable] || names.tables.backfills,
       triggers: env[ENV.triggersTable] || names.tables.triggers,
     },
-    eventsQueueUrl: env[ENV.eventsQueueUrl] || undefined,
+    ...(env[ENV.eventsQueueUrl] ? { eventsQueueUrl: env[ENV.eventsQueueUrl] } : {}),
     dataDir: env[ENV.dataDir] || "/tmp/shoal",
     leaseMs: num(env, ENV.leaseSeconds, 60) * 1000,
     leaseRenewMs: num(env, ENV.leaseRenewSeconds, 15) * 1000,
@@ -241,9 +322,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ShoalConfig {
       .map((g) => g.trim())
       .filter((g) => g !== ""),
     ...(env[ENV.ecsWorkerGroup] ? { ecsWorkerGroup: env[ENV.ecsWorkerGroup] } : {}),
+    ...(env[ENV.standaloneUrl] ? { standaloneUrl: env[ENV.standaloneUrl] } : {}),
+    // Lenient, as it always was: anything but a positive number means the default.
+    retentionSweepMs: (Number(env[ENV.retentionSweepSeconds]) || RETENTION_SWEEP_SECONDS) * 1000,
+    quiet: env[ENV.quiet] === "true",
+    deliverTwice: env[ENV.testDeliverTwice] === "true",
+    ...(env[ENV.ecsAgentUri] ? { ecsAgentUri: env[ENV.ecsAgentUri] } : {}),
   };
-}
-
-export function isPriority(s: string): s is Priority {
-  return (PRIORITIES as readonly string[]).includes(s);
 }

@@ -1,20 +1,13 @@
 /**
- * Tables, indexes and queues, described once. The standalone runtime creates them from these
- * descriptions (idempotently) and the CDK stack will declare them from the same data.
- * Keys and conditions are explained in docs/architecture.md.
+ * Tables, indexes and queues, described once: the CDK stack declares them from these
+ * descriptions (cdk/shoal.ts), and standalone creates them on its emulators from the same data
+ * (lib/standalone/provision.ts). Keys and conditions are explained in docs/architecture.md.
  */
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  ResourceInUseException,
-} from "@aws-sdk/client-dynamodb";
-import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { PRIORITIES } from "../core/model.js";
-import { resourceNames } from "./config.js";
 
-type KeyType = "S" | "N";
-interface Key {
+/** A key attribute's type: string or number. */
+export type KeyType = "S" | "N";
+/** A key attribute of a table or index. */
+export interface Key {
   name: string;
   type: KeyType;
 }
@@ -275,134 +268,3 @@ export const QUEUE_SETTINGS = {
   // The claim fences repeats, and releases at shutdown count as receives: be generous.
   tasks: { visibilityTimeoutSeconds: 900, maxReceiveCount: 50 },
 } as const;
-
-async function ensureTable(ddb: DynamoDBClient, spec: TableSpec, tableName: string): Promise<void> {
-  const attrs = new Map<string, KeyType>();
-  const add = (k?: Key) => {
-    if (k) attrs.set(k.name, k.type);
-  };
-  add(spec.partitionKey);
-  add(spec.sortKey);
-  for (const ix of spec.indexes) {
-    add(ix.partitionKey);
-    add(ix.sortKey);
-  }
-  const keySchema = (pk: Key, sk?: Key) => [
-    { AttributeName: pk.name, KeyType: "HASH" as const },
-    ...(sk ? [{ AttributeName: sk.name, KeyType: "RANGE" as const }] : []),
-  ];
-  try {
-    await ddb.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: "PAY_PER_REQUEST",
-        AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({
-          AttributeName,
-          AttributeType,
-        })),
-        KeySchema: keySchema(spec.partitionKey, spec.sortKey),
-        // DynamoDB refuses an empty GlobalSecondaryIndexes list: leave it out when there is none.
-        ...(spec.indexes.length > 0
-          ? {
-              GlobalSecondaryIndexes: spec.indexes.map((ix) => ({
-                IndexName: ix.name,
-                KeySchema: keySchema(ix.partitionKey, ix.sortKey),
-                Projection: ix.include
-                  ? { ProjectionType: "INCLUDE" as const, NonKeyAttributes: ix.include }
-                  : { ProjectionType: "ALL" as const },
-              })),
-            }
-          : {}),
-      }),
-    );
-  } catch (e) {
-    if (!(e instanceof ResourceInUseException)) throw e;
-  }
-  // Wait until ACTIVE (dynalite is quick; real DynamoDB takes seconds).
-  for (let i = 0; i < 600; i++) {
-    const d = await ddb.send(new DescribeTableCommand({ TableName: tableName }));
-    if (d.Table?.TableStatus === "ACTIVE") return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
-}
-
-/** Creates the tables if missing (idempotent). */
-export async function ensureTables(
-  ddb: DynamoDBClient,
-  tables: Record<TableSpec["logical"], string>,
-): Promise<void> {
-  for (const spec of TABLES) await ensureTable(ddb, spec, tables[spec.logical]);
-}
-
-async function createQueue(
-  sqs: SQSClient,
-  name: string,
-  attributes: Record<string, string>,
-): Promise<string> {
-  const out = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
-  if (!out.QueueUrl) throw new Error(`CreateQueue ${name} returned no URL`);
-  return out.QueueUrl;
-}
-
-async function queueArn(sqs: SQSClient, url: string): Promise<string> {
-  const out = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }),
-  );
-  const arn = out.Attributes?.QueueArn;
-  if (!arn) throw new Error(`no QueueArn for ${url}`);
-  return arn;
-}
-
-/** Creates the events FIFO queue and its DLQ (idempotent). @returns the queue URL. */
-export async function ensureEventsQueue(sqs: SQSClient, prefix: string): Promise<string> {
-  const names = resourceNames(prefix);
-  const dlq = await createQueue(sqs, names.eventsDlq, { FifoQueue: "true" });
-  return createQueue(sqs, names.eventsQueue, {
-    FifoQueue: "true",
-    VisibilityTimeout: String(QUEUE_SETTINGS.events.visibilityTimeoutSeconds),
-    RedrivePolicy: JSON.stringify({
-      deadLetterTargetArn: await queueArn(sqs, dlq),
-      maxReceiveCount: QUEUE_SETTINGS.events.maxReceiveCount,
-    }),
-  });
-}
-
-/**
- * Creates the signals queue (standard, so that a message may carry DelaySeconds, which FIFO
- * queues refuse) and its DLQ (idempotent). @returns the queue URL.
- */
-export async function ensureSignalsQueue(sqs: SQSClient, prefix: string): Promise<string> {
-  const names = resourceNames(prefix);
-  const dlq = await createQueue(sqs, names.signalsDlq, {});
-  return createQueue(sqs, names.signalsQueue, {
-    VisibilityTimeout: String(QUEUE_SETTINGS.events.visibilityTimeoutSeconds),
-    RedrivePolicy: JSON.stringify({
-      deadLetterTargetArn: await queueArn(sqs, dlq),
-      maxReceiveCount: QUEUE_SETTINGS.events.maxReceiveCount,
-    }),
-  });
-}
-
-/** Creates one worker group's task queues (one per priority tier) and DLQs. @returns URLs, highest first. */
-export async function ensureTaskQueues(
-  sqs: SQSClient,
-  prefix: string,
-  group: string,
-): Promise<string[]> {
-  const names = resourceNames(prefix);
-  const urls: string[] = [];
-  for (const p of PRIORITIES) {
-    const dlq = await createQueue(sqs, names.taskDlq(group, p), {});
-    urls.push(
-      await createQueue(sqs, names.taskQueue(group, p), {
-        VisibilityTimeout: String(QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: await queueArn(sqs, dlq),
-          maxReceiveCount: QUEUE_SETTINGS.tasks.maxReceiveCount,
-        }),
-      }),
-    );
-  }
-  return urls;
-}

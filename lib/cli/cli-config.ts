@@ -12,25 +12,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { DEFAULT_ENDPOINT } from "../standalone/defaults.js";
 import { CliError, UsageError } from "./errors.js";
 import { detectAwsHost, type SigningService } from "./signing.js";
-
-/** The endpoint when nothing names one: `shoal standalone`'s default address. */
-export const DEFAULT_ENDPOINT = "http://localhost:8080";
 
 /** How requests are authenticated: SigV4 (IAM), a bearer token (JWT authorizer), or not at all. */
 export const AUTH_MODES = ["iam", "jwt", "none"] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
-
-/** Environment variables the CLI reads (besides those the AWS credential chain reads itself). */
-export const ENV_VARS = {
-  endpoint: "SHOAL_ENDPOINT",
-  auth: "SHOAL_AUTH",
-  token: "SHOAL_TOKEN",
-  config: "SHOAL_CONFIG",
-  profile: "AWS_PROFILE",
-  region: ["AWS_REGION", "AWS_DEFAULT_REGION"],
-} as const;
 
 /** The environment as the CLI reads it (process.env at call time in `main()`). */
 export type Env = Record<string, string | undefined>;

@@ -2,14 +2,10 @@
  * What every command gets: where to write and how to reach the API. Passing streams in
  * (instead of using `process.stdout`) lets tests run the CLI in-process.
  */
+import { setTimeout } from "node:timers/promises";
 import type { CliSettings, Env, GlobalFlags } from "./cli-config.js";
 import type { ApiClient } from "./http.js";
-
-/** A writable text stream; `isTTY` decides whether progress is redrawn in place. */
-export interface OutStream {
-  write(chunk: string): unknown;
-  isTTY?: boolean;
-}
+import type { OutStream } from "./out-stream.js";
 
 /** The streams the CLI writes to. */
 export interface CliIo {
@@ -53,24 +49,11 @@ export interface CliContext {
 /** Interval of every poll loop (`run --wait`, `logs --follow`). */
 export const POLL_INTERVAL_MS = 500;
 
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
  * Resolves after `ms` milliseconds, or at once when `signal` aborts (never rejects), so a
  * poll loop can stop in the middle of its wait.
  */
 export function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
+  // An abort rejects the timer's promise (AbortError): that is the early end, not a failure.
+  return setTimeout(ms, undefined, { signal }).catch(() => {});
 }

@@ -1,5 +1,5 @@
 /**
- * A small client for the Shoal HTTP API v1 (/work/shared/API-v1.md) over the global `fetch`.
+ * A small client for the Shoal HTTP API v1 (docs/api.md) over the global `fetch`.
  * JSON in, JSON out; API errors become {@link ApiError}, network failures a {@link CliError}
  * that tells the user how to point the CLI at a running Shoal. Against a deployed Shoal each
  * request is authenticated before it is sent (SigV4 or a bearer token, signing.ts).

@@ -6,11 +6,11 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { DEFAULT_ENDPOINT } from "../standalone/defaults.js";
 import {
   AUTH_MODES,
   type CliSettings,
   configFilePath,
-  DEFAULT_ENDPOINT,
   type Env,
   type GlobalFlags,
   loadConfigFile,

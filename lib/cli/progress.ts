@@ -5,7 +5,7 @@
  * console. `active` is the API's word: submitted, dispatched, running or waiting for a retry.
  */
 import type { InstanceProgress } from "./api-types.js";
-import type { OutStream } from "./context.js";
+import type { OutStream } from "./out-stream.js";
 
 /**
  * `12/58 done, 4 active, 1 failed`: the API's counts over the tasks in scope. A failure a

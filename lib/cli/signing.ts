@@ -10,8 +10,8 @@
 import { defaultProvider } from "@aws-sdk/credential-provider-node";
 import { Hash } from "@smithy/hash-node";
 import { SignatureV4 } from "@smithy/signature-v4";
-import type { OutStream } from "./context.js";
 import { CliError } from "./errors.js";
+import type { OutStream } from "./out-stream.js";
 
 /** The SigV4 signing name of an AWS service that can front the Shoal API. */
 export type SigningService = "execute-api" | "lambda";

@@ -3,12 +3,8 @@
  * topological order, each task with its latest attempt. Every step is linear in tasks plus
  * edges, so a DAG of thousands of tasks draws as fast as it prints.
  */
-import {
-  ACTIVE_TASK_STATES,
-  type Instance,
-  type TaskInstance,
-  type WorkflowTaskRef,
-} from "./api-types.js";
+import { ACTIVE_TASK_STATES } from "./api-states.js";
+import type { Instance, TaskInstance, WorkflowTaskRef } from "./api-types.js";
 import { durationBetween, formatDuration, oneLine } from "./format.js";
 import { progressText } from "./progress.js";
 

@@ -3,9 +3,11 @@
  * `run --wait`, `rerun|recover-failed|resume --wait` and `shoal wait`. Exit codes: 0 only when the
  * instance ends SUCCESS, 1 for FAILURE or STOPPED and when the wait times out.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
-import { type Instance, TERMINAL_INSTANCE_STATES } from "./api-types.js";
-import { type CliContext, POLL_INTERVAL_MS, sleep } from "./context.js";
+import { TERMINAL_INSTANCE_STATES } from "./api-states.js";
+import type { Instance } from "./api-types.js";
+import { type CliContext, POLL_INTERVAL_MS } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
 import { durationBetween, formatDuration } from "./format.js";
 import { seg } from "./http.js";

@@ -3,7 +3,8 @@
  * until Ctrl-C. A terminal is cleared and redrawn; anything else (a pipe, a CI log) gets a new
  * table only when something in it changed, so logs stay short.
  */
-import { type Instance, type InstanceSummary, TERMINAL_INSTANCE_STATES } from "./api-types.js";
+import { TERMINAL_INSTANCE_STATES } from "./api-states.js";
+import type { Instance, InstanceSummary } from "./api-types.js";
 import { type CliContext, sleepUnless } from "./context.js";
 import { formatTime, table } from "./format.js";
 import { type ApiClient, seg } from "./http.js";

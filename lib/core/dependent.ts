@@ -173,7 +173,7 @@ function days(start: DateTime, count: number): DateInterval[] {
 
 /** What {@link itemResult} needs to know about an instance of the item's workflow. */
 export interface DependentCandidate {
-  /** Instance state (SUBMITTED … FAILURE, API-v1.md "States"). */
+  /** Instance state (SUBMITTED … FAILURE, docs/api.md "States"). */
   state: string;
   /** Epoch ms the schedule fired for (scheduled and backfill runs). */
   scheduleTime?: number;

@@ -1,5 +1,5 @@
 /**
- * Errors the API maps onto HTTP statuses (API-v1.md "Errors"). Anything else is a 500 and a bug.
+ * Errors the API maps onto HTTP statuses (docs/api.md "Errors"). Anything else is a 500 and a bug.
  */
 
 /** One problem with the input: `path` points into the body (`tasks[1].upstream[0]`). */

@@ -29,7 +29,7 @@
  * one machine, where event-ruler may put alternatives that differ in an earlier field into
  * separate machines.
  */
-import { leaves, type PatternNode } from "./event-pattern-match.js";
+import { leaves, type PatternNode, type WildcardValue } from "./event-pattern-match.js";
 
 /**
  * Highest wildcard complexity accepted on one field. AWS does not publish its limit. The
@@ -49,14 +49,6 @@ export const EVENT_PATTERN_MAX_WILDCARD_COMPLEXITY = 9;
  */
 const MAX_STATES = 20_000;
 const MAX_SETS = 20_000;
-
-/** One wildcard match value: `key` tells equal patterns apart, `globs` are its strings' literal runs. */
-export interface WildcardValue {
-  /** Equal for equal patterns (type and strings): event-ruler counts each pattern once per state. */
-  key: string;
-  /** Each string as the literal runs between its unescaped `*`s: `a*b` is `["a", "b"]`. */
-  globs: string[][];
-}
 
 /**
  * The wildcard values of each field over all alternatives: a value once per alternative holding

@@ -19,9 +19,17 @@
  * pattern naming `a.` unless some rule has an empty step inside a name (`a..b`). The steps used
  * here are the pattern's own; on AWS every rule in the machine adds its steps.
  */
-import type { WildcardValue } from "./event-pattern-complexity.js";
 
 export type Scalar = string | number | boolean | null;
+
+/** One wildcard match value: `key` tells equal patterns apart, `globs` are its strings' literal runs. */
+export interface WildcardValue {
+  /** Equal for equal patterns (type and strings): event-ruler counts each pattern once per state. */
+  key: string;
+  /** Each string as the literal runs between its unescaped `*`s: `a*b` is `["a", "b"]`. */
+  globs: string[][];
+}
+
 /**
  * One member of a field's value array: `exists`, or a test of one scalar event value (with, for
  * wildcard and anything-but wildcard, what the complexity check needs).

@@ -1,6 +1,6 @@
 /**
  * Shoal's domain model: workflow definitions, instances, task instances and commands.
- * Names follow DolphinScheduler's vocabulary (../../docs/architecture.md, DESIGN.md glossary).
+ * Names follow DolphinScheduler's vocabulary; docs/glossary.md defines each term.
  * Times are epoch milliseconds inside the engine and ISO-8601 UTC strings on the API.
  */
 import type { Dependence } from "./dependent.js";
@@ -60,7 +60,7 @@ export function isWorkerTaskType(t: TaskType): t is WorkerTaskType {
 export const RELEASE_STATES = ["ONLINE", "OFFLINE"] as const;
 export type ReleaseState = (typeof RELEASE_STATES)[number];
 
-/** Workflow instance states (API-v1.md). Terminal: STOPPED, SUCCESS, FAILURE. */
+/** Workflow instance states (docs/api.md "States"). Terminal: STOPPED, SUCCESS, FAILURE. */
 export const INSTANCE_STATES = [
   "SUBMITTED",
   "RUNNING",
@@ -73,7 +73,7 @@ export const INSTANCE_STATES = [
 ] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
 
-/** Task instance states (API-v1.md). One task instance exists per attempt. */
+/** Task instance states (docs/api.md "States"). One task instance exists per attempt. */
 export const TASK_STATES = [
   "SUBMITTED",
   "DISPATCHED",
@@ -88,7 +88,11 @@ export const TASK_STATES = [
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
-/** Command types (DESIGN.md). */
+/**
+ * Command types (docs/glossary.md, "command"). START_FROM_TASK and RECOVER_FAULT_TOLERANCE are
+ * never written: a run from given tasks is a START_WORKFLOW with `startTasks`, and failover is
+ * decided per task attempt (docs/architecture.md §7).
+ */
 export const COMMAND_TYPES = [
   "START_WORKFLOW",
   "START_FROM_TASK",
@@ -243,7 +247,10 @@ export type WorkerTaskDefinition =
   | LambdaTaskDefinition
   | StepFunctionsTaskDefinition;
 
-/** A workflow definition as stored (defaults applied). The API body shape is in API-v1.md. */
+/**
+ * A workflow definition as stored (defaults applied). The API body it comes from is
+ * docs/api.md "WorkflowDefinition".
+ */
 export interface WorkflowDefinition {
   description?: string;
   releaseState?: ReleaseState;

@@ -42,7 +42,8 @@ const FINISHED = new Set<string>([...SATISFIED, SLOT.FAILURE, SLOT.KILLED, SLOT.
 const FAILED = new Set<string>([SLOT.FAILURE, SLOT.KILLED]);
 
 /**
- * How a task index is run: "worker" (SHELL, HTTP) or by the dispatcher itself (logic tasks).
+ * How a task index is run: "worker" (SHELL, HTTP, LAMBDA, STEP_FUNCTIONS) or by the dispatcher
+ * itself (logic tasks).
  * CONDITIONS changes readiness (it waits for finished, not successful, upstreams).
  */
 export type TaskKind = "worker" | "CONDITIONS" | "SWITCH" | "SUB_WORKFLOW" | "DEPENDENT";
@@ -57,7 +58,7 @@ export interface Progress {
   attempts: Record<string, [number, number, number?]>;
 }
 
-/** A task attempt that ended (from a worker's state-change event or a logic task decision). */
+/** A task attempt that ended (from a task event on the events queue, or a logic task decision). */
 export interface TaskOutcome {
   index: number;
   attempt: number;

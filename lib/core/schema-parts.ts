@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { PRIORITIES } from "./model.js";
 
-/** Names of workflows and codes of tasks (API-v1.md). */
+/** Names of workflows and codes of tasks (docs/api.md "Conventions"). */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** Worker groups name SQS queues (80 characters of [A-Za-z0-9_-] with Shoal's prefix and suffix). */
 export const WORKER_GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;

@@ -22,8 +22,8 @@ export const DETAIL_TYPES = {
 
 /**
  * Shoal's own events that triggers see (on AWS through the bus's trigger rule, in standalone
- * through the in-process bus): instance changes and misfires. Task events are left out: one per
- * finished task would invoke the trigger handler for every task.
+ * through the in-process bus): instance changes and misfires. Task state-change events are left
+ * out: one per finished task would invoke the trigger handler for every task.
  */
 export const TRIGGER_DETAIL_TYPES: readonly string[] = [
   DETAIL_TYPES.instance,

@@ -1,8 +1,8 @@
 /**
  * Schemas of task definitions, one per task type (zod 4), and the fields of each type (for the
  * hints of field-hints.ts); the graph rules of logic tasks are in logic-task-rules.ts. Types and
- * defaults follow API-v1.md and docs/api.md; DolphinScheduler's task settings are the reference
- * for fields the contract does not name.
+ * defaults follow the API contract (docs/api.md "WorkflowDefinition"); DolphinScheduler's task
+ * settings are the reference for fields the contract does not name.
  */
 import { z } from "zod";
 import { DEPENDENT_DATE_VALUES } from "./dependent.js";

@@ -1,7 +1,7 @@
 /**
  * Validation of API bodies: shape (zod schemas, which also give the OpenAPI/JSON Schema), then the
  * rules a schema cannot say (unique codes, known upstreams, no cycles). Every problem is reported
- * with a path into the body, as API-v1.md requires.
+ * with a path into the body, as docs/api.md ("Errors") requires.
  */
 import { z } from "zod";
 import { findCycle } from "./dag.js";
@@ -115,7 +115,7 @@ function zodDetails(
   });
 }
 
-/** 413 when every problem is a size limit (API-v1.md: "body or field too large"), else 400. */
+/** 413 when every problem is a size limit (docs/api.md "Errors" and "Limits"), else 400. */
 function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): ShoalError {
   const details = zodDetails(error, unknownField);
   const tooLarge = error.issues.every(

@@ -1,31 +1,27 @@
 /**
  * Control commands of one instance (DolphinScheduler's STOP, PAUSE, RECOVER_SUSPENDED_PROCESS,
- * REPEAT_RUNNING, START_FAILURE_TASK_PROCESS) and the workflow timeout, on top of the
- * dispatcher's decide-then-commit step (lib/engine/dispatcher.ts).
+ * REPEAT_RUNNING, START_FAILURE_TASK_PROCESS) and the workflow timeout, each one instance step
+ * (lib/engine/instance-step.ts).
  */
 import { type InstanceState, isFinalInstanceState } from "../core/model.js";
 import { recoverProgress, rerunProgress, resumeProgress } from "../core/progress.js";
 import { assertInstanceTransition } from "../core/states.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
-import type { Dispatcher } from "./dispatcher.js";
+import { getStartCommand } from "./commands.js";
+import { RetryLater } from "./errors.js";
 import { haltActive } from "./halts.js";
 import { notifyParent, stopPausedChildren } from "./instance-effects.js";
+import type { InstanceSteps } from "./instance-step.js";
 import { publishChanges } from "./state-change-events.js";
 
-/**
- * Thrown when a message cannot be applied yet (for example its instance is not written yet):
- * it is delivered again.
- */
-export class RetryLater extends Error {}
-
 /** STOP, PAUSE, RESUME, RERUN and RECOVER_FAILED of one instance. */
-export async function controlInstance(d: Dispatcher, cmd: CommandRecord): Promise<void> {
+export async function controlInstance(d: InstanceSteps, cmd: CommandRecord): Promise<void> {
   const id = cmd.instanceId;
-  d.instances.delete(id);
+  d.forget(id);
   let inst = await d.deps.store.getInstance(id);
   if (!inst) {
     // Its start is still to come (retry later), or it was dropped (nothing to control).
-    const start = await d.deps.store.getCommand(`start:${id}`);
+    const start = await getStartCommand(d.deps.store, id);
     if (start?.state === "PENDING") throw new RetryLater();
     return;
   }
@@ -81,11 +77,11 @@ export async function controlInstance(d: Dispatcher, cmd: CommandRecord): Promis
 
 /** The workflow's `timeoutSeconds` ran out: active tasks are killed and it ends FAILURE. */
 export async function handleTimeout(
-  d: Dispatcher,
+  d: InstanceSteps,
   instanceId: string,
   deadlineAt: number,
 ): Promise<void> {
-  d.instances.delete(instanceId);
+  d.forget(instanceId);
   const inst = await d.deps.store.getInstance(instanceId);
   if (!inst || isFinalInstanceState(inst.state) || inst.timedOutAt !== undefined) return;
   // A rerun moved the deadline: this timer belongs to an earlier run.

@@ -2,6 +2,7 @@
  * Definitions as the dispatcher uses them: the stored definition, its DAG and retry policies.
  * Versions are immutable, so a process caches them without invalidation (bounded LRU).
  */
+import { LRUCache } from "lru-cache";
 import { Dag } from "../core/dag.js";
 import { isLogicTaskType, type WorkflowDefinition } from "../core/model.js";
 import type { TaskKind } from "../core/progress.js";
@@ -19,22 +20,22 @@ export interface LoadedDefinition {
 }
 
 export class DefinitionCache {
-  private readonly cache = new Map<string, Promise<LoadedDefinition | undefined>>();
+  /** Loads by `name\u0000version`; a load that fails or finds nothing is not kept. */
+  private readonly cache: LRUCache<string, Promise<LoadedDefinition | undefined>>;
 
+  /** @param max versions kept (least recently used go first). */
   constructor(
     private readonly store: Store,
-    private readonly max = 200,
-  ) {}
+    max = 200,
+  ) {
+    this.cache = new LRUCache({ max });
+  }
 
   /** The definition, or undefined when that version does not exist. */
   get(name: string, version: number): Promise<LoadedDefinition | undefined> {
     const key = `${name}\u0000${version}`;
     let p = this.cache.get(key);
-    if (p) {
-      this.cache.delete(key); // LRU: move to the end
-      this.cache.set(key, p);
-      return p;
-    }
+    if (p) return p;
     p = this.store.getDefinition(name, version).then((stored) => {
       if (!stored) {
         this.cache.delete(key);
@@ -59,10 +60,6 @@ export class DefinitionCache {
     });
     p.catch(() => this.cache.delete(key));
     this.cache.set(key, p);
-    while (this.cache.size > this.max) {
-      const oldest = this.cache.keys().next().value as string;
-      this.cache.delete(oldest);
-    }
     return p;
   }
 }

@@ -8,7 +8,7 @@ import type { TaskDefinition } from "../core/model.js";
 import { resolveParams } from "../core/params.js";
 import { builtinParams, DEFAULT_ZONE } from "../core/time-params.js";
 import type { EventPublisher } from "../events/event-publisher.js";
-import type { Queues } from "../queue/sqs-queues.js";
+import type { Queues } from "../queue/queues.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import type { TimerStore } from "../store/timers.js";

@@ -6,12 +6,12 @@
  * attempt's error) or, for a pause, run to the end; sub-workflows get
  * the same command; logic tasks waiting in the dispatcher end at once.
  */
+import pLimit from "p-limit";
 import { subInstanceId } from "../core/ids.js";
-import type { CommandType } from "../core/model.js";
 import { isFinalTaskState, isWorkerTaskType, type TaskDefinition } from "../core/model.js";
 import { activeTasks, attemptOf, type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
 import type { InstanceRecord } from "../store/records.js";
-import { mapLimit } from "./concurrency.js";
+import { controlCommand, getStartCommand, submitCommand } from "./commands.js";
 import type { LoadedDefinition } from "./definitions.js";
 import type { EngineDeps } from "./engine-deps.js";
 import { mirrorChildState } from "./logic-tasks.js";
@@ -76,7 +76,7 @@ export async function haltActive(
   const now = deps.now();
   const mode: HaltMode = cause === "pause" ? "pause" : "kill";
   const why = haltSentence(cause, inst, def, progress);
-  await mapLimit(activeTasks(progress), 16, async (index) => {
+  await pLimit(16).map(activeTasks(progress), async (index) => {
     const task = def.definition.tasks[index] as TaskDefinition;
     const attempt = attemptOf(progress, index);
     const key = { instanceId: inst.instanceId, code: task.code, attempt };
@@ -151,20 +151,16 @@ async function haltChild(
   if (child) {
     const mirrored = mirrorChildState(child.state);
     if (mirrored && (mirrored !== "PAUSED" || mode === "pause")) return mirrored;
-  } else if (!(await deps.store.getCommand(`start:${childId}`))) {
+  } else if (!(await getStartCommand(deps.store, childId))) {
     return mode === "pause" ? "PAUSED" : "KILLED"; // never started
   }
-  const type: CommandType = mode === "pause" ? "PAUSE" : "STOP";
-  const commandId = `${type.toLowerCase()}:${childId}:${child?.rev ?? 0}`;
-  await deps.store.putCommand({
-    commandId,
-    type,
+  const target = {
     instanceId: childId,
     workflow: child?.workflow ?? "",
     version: child?.version ?? 0,
-    state: "PENDING",
-    createdAt: deps.now(),
-  });
-  await deps.queues.sendEvents([{ kind: "command", commandId, instanceId: childId }]);
+    rev: child?.rev ?? 0,
+  };
+  const cmd = controlCommand(mode === "pause" ? "PAUSE" : "STOP", target, deps.now());
+  await submitCommand(deps, cmd, "dispatcher");
   return undefined;
 }

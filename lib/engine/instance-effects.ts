@@ -3,11 +3,12 @@
  * instances (stop, report to the parent), task-group slots, SKIPPED task instances. Each is
  * idempotent, so a decision redone after a lost write repeats them harmlessly.
  */
+import pLimit from "p-limit";
 import { subInstanceId } from "../core/ids.js";
 import { isFinalInstanceState, type TaskDefinition } from "../core/model.js";
 import { attemptOf, type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
 import type { InstanceRecord } from "../store/records.js";
-import { mapLimit } from "./concurrency.js";
+import { controlCommand, submitCommand } from "./commands.js";
 import type { LoadedDefinition } from "./definitions.js";
 import type { EngineDeps } from "./engine-deps.js";
 import { mirrorChildState } from "./logic-tasks.js";
@@ -28,17 +29,7 @@ export async function stopPausedChildren(
     const childId = subInstanceId(inst.instanceId, code, attemptOf(inst.progress, i));
     const child = await deps.store.getInstance(childId);
     if (!child || isFinalInstanceState(child.state)) continue;
-    const commandId = `stop:${childId}:${child.rev}`;
-    await deps.store.putCommand({
-      commandId,
-      type: "STOP",
-      instanceId: childId,
-      workflow: child.workflow,
-      version: child.version,
-      state: "PENDING",
-      createdAt: deps.now(),
-    });
-    await deps.queues.sendEvents([{ kind: "command", commandId, instanceId: childId }]);
+    await submitCommand(deps, controlCommand("STOP", child, deps.now()), "dispatcher");
   }
 }
 
@@ -74,7 +65,7 @@ export async function recordSkipped(
     if (after.slots[i] === SLOT.SKIPPED && before[i] !== SLOT.SKIPPED) skipped.push(i);
   }
   const now = deps.now();
-  await mapLimit(skipped, 16, async (i) => {
+  await pLimit(16).map(skipped, async (i) => {
     const task = def.definition.tasks[i] as TaskDefinition;
     await deps.store.putTaskInstance({
       instanceId: inst.instanceId,

@@ -5,18 +5,11 @@
  * waits, sets a sweeper timer to check again. Each returns the outcome to apply now, or
  * undefined while it waits. Effects are idempotent (deterministic ids, conditional writes).
  */
-import {
-  type DependentCandidate,
-  type DependentItem,
-  type DependResult,
-  dateIntervals,
-  evaluateDependence,
-  itemResult,
-} from "../core/dependent.js";
 import { subInstanceId } from "../core/ids.js";
 import type {
   DependentTaskDefinition,
   InstanceState,
+  RunRequest,
   SubWorkflowTaskDefinition,
   SwitchTaskDefinition,
   TaskDefinition,
@@ -27,20 +20,14 @@ import { type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
 import { type DryRunSwitchResult, dryRunSwitch, outParamSetters } from "../core/switch-dry-run.js";
 import { evaluateSwitch } from "../core/switch-expression.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
+import { controlCommand, startCommand, submitCommand } from "./commands.js";
 import type { LoadedDefinition } from "./definitions.js";
+import { checkDependence } from "./dependent-checks.js";
 import { ancestorsOf, baseTimeOf, type EngineDeps, taskParams, zoneOf } from "./engine-deps.js";
+import { logicCheckTimer } from "./timers.js";
 
 /** Sub-workflows nest at most this deep (a workflow that starts itself would never end). */
 export const MAX_SUB_WORKFLOW_DEPTH = 8;
-
-/**
- * Timer kind that has the dispatcher decide a logic task again: a DEPENDENT re-check, or the end
- * of a logic task's retry interval (lib/engine/sweeper.ts sends a `check` event).
- */
-export const LOGIC_CHECK_TIMER = "logic-check";
-
-/** Instances of one workflow read for one DEPENDENT item, at most. */
-const DEPENDENT_SCAN_LIMIT = 2_000;
 
 /** Worker id shown on task instances the dispatcher runs. */
 export const DISPATCHER_WORKER = "dispatcher";
@@ -250,18 +237,7 @@ async function runSubWorkflow(
     const mirrored = mirrorChildState(child.state);
     if (mirrored === "PAUSED") {
       // Resumed parent: resume the child where it paused (same attempt, same child).
-      await deps.store.putCommand({
-        commandId: `resume:${childId}:${child.rev}`,
-        type: "RESUME",
-        instanceId: childId,
-        workflow: child.workflow,
-        version: child.version,
-        state: "PENDING",
-        createdAt: deps.now(),
-      });
-      await deps.queues.sendEvents([
-        { kind: "command", commandId: `resume:${childId}:${child.rev}`, instanceId: childId },
-      ]);
+      await submitCommand(deps, controlCommand("RESUME", child, deps.now()), "dispatcher");
       return undefined;
     }
     if (mirrored) {
@@ -291,23 +267,28 @@ async function runSubWorkflow(
     return fail(e.message);
   }
   await record(deps, inst, task, order.attempt, "RUNNING", { subInstanceId: childId });
-  const commandId = `start:${childId}`;
-  await deps.store.putCommand({
-    commandId,
-    type: "START_WORKFLOW",
-    instanceId: childId,
-    workflow: task.workflow,
-    version: head.latestVersion,
-    state: "PENDING",
-    run: { params, priority: inst.priority, taskScope: "DOWNSTREAM", dryRun: inst.dryRun },
-    parent: { instanceId: inst.instanceId, code: task.code, attempt: order.attempt },
-    depth,
-    ...(inst.scheduleTime !== undefined ? { scheduleTime: inst.scheduleTime } : {}),
-    // The child's dates are the parent's: same nominal time, same zone.
-    timezone: zoneOf(inst),
-    createdAt: deps.now(),
-  });
-  await deps.queues.sendEvents([{ kind: "command", commandId, instanceId: childId }]);
+  const run: RunRequest = {
+    params,
+    priority: inst.priority,
+    taskScope: "DOWNSTREAM",
+    dryRun: inst.dryRun,
+  };
+  const cmd = startCommand(
+    childId,
+    task.workflow,
+    head.latestVersion,
+    run,
+    {
+      commandType: "START_WORKFLOW",
+      parent: { instanceId: inst.instanceId, code: task.code, attempt: order.attempt },
+      depth,
+      ...(inst.scheduleTime !== undefined ? { scheduleTime: inst.scheduleTime } : {}),
+      // The child's dates are the parent's: same nominal time, same zone.
+      timezone: zoneOf(inst),
+    },
+    deps.now(),
+  );
+  await submitCommand(deps, cmd, "dispatcher");
   return undefined;
 }
 
@@ -349,77 +330,7 @@ export async function runDependent(
   if (!existing || existing.state === "SUBMITTED") {
     await record(deps, inst, task, order.attempt, "RUNNING");
   }
-  await deps.timers.putTimer({
-    id: `check:${inst.instanceId}:${task.code}:${order.attempt}`,
-    dueAt: now + task.checkIntervalSeconds * 1000,
-    kind: LOGIC_CHECK_TIMER,
-    instanceId: inst.instanceId,
-    code: task.code,
-    attempt: order.attempt,
-  });
+  const attempt = { instanceId: inst.instanceId, code: task.code, attempt: order.attempt };
+  await deps.timers.putTimer(logicCheckTimer(attempt, now + task.checkIntervalSeconds * 1000));
   return undefined;
-}
-
-/**
- * Evaluates a dependence against the instances in the store, relative to `baseMs` in the IANA
- * zone `zone` (the depending instance's: its date periods are days of that zone).
- */
-async function checkDependence(
-  deps: EngineDeps,
-  task: DependentTaskDefinition,
-  baseMs: number,
-  zone: string,
-): Promise<DependResult> {
-  const results = new Map<DependentItem, DependResult>();
-  for (const group of task.dependence.groups) {
-    for (const item of group.items) results.set(item, await checkItem(deps, item, baseMs, zone));
-  }
-  return evaluateDependence(task.dependence, (item) => results.get(item) ?? "WAITING");
-}
-
-/**
- * The result of one dependent item at base time `baseMs` (epoch ms), from the instances in the
- * store; also read by `shoal explain` (lib/api/explain.ts) to say which items a task waits for.
- */
-export async function checkItem(
-  deps: Pick<EngineDeps, "store">,
-  item: DependentItem,
-  baseMs: number,
-  /** IANA zone whose days and hours the item's date value names; default UTC. */
-  zone?: string,
-): Promise<DependResult> {
-  const intervals = dateIntervals(item.dateValue, baseMs, zone);
-  const from = Math.min(...intervals.map((i) => i.startMs));
-  const candidates: DependentCandidate[] = [];
-  let nextToken: string | undefined;
-  let scanned = 0;
-  // Newest first; an instance is created after its business time, so older pages can stop.
-  do {
-    const page = await deps.store.listInstances({
-      workflow: item.workflow,
-      limit: 200,
-      ...(nextToken ? { nextToken } : {}),
-    });
-    for (const s of page.items) {
-      scanned++;
-      const business = s.scheduleTime ?? s.startedAt ?? s.createdAt;
-      if (!intervals.some((i) => business >= i.startMs && business < i.endMs)) continue;
-      let taskState: string | undefined;
-      if (item.task) {
-        const attempts = await deps.store.listAttempts(s.instanceId, item.task);
-        taskState = attempts[attempts.length - 1]?.state;
-      }
-      candidates.push({
-        state: s.state,
-        createdAt: s.createdAt,
-        ...(s.scheduleTime !== undefined ? { scheduleTime: s.scheduleTime } : {}),
-        ...(s.startedAt !== undefined ? { startedAt: s.startedAt } : {}),
-        ...(taskState !== undefined ? { taskState } : {}),
-      });
-    }
-    const oldest = page.items[page.items.length - 1];
-    if (!oldest || oldest.createdAt < from - 3_600_000) break;
-    nextToken = page.nextToken;
-  } while (nextToken && scanned < DEPENDENT_SCAN_LIMIT);
-  return itemResult(item, intervals, candidates);
 }

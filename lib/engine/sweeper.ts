@@ -7,15 +7,15 @@
  */
 import type { TaskGroupHolder } from "../store/task-groups.js";
 import type { TimerRecord } from "../store/timers.js";
-import { INSTANCE_TIMEOUT_TIMER } from "./dispatcher.js";
+import { resignalStaleCommands } from "./commands.js";
 import type { EngineDeps } from "./engine-deps.js";
-import { LOGIC_CHECK_TIMER } from "./logic-tasks.js";
+import { grantTaskGroupSlot, type PendingSend, sendPending } from "./task-dispatch.js";
 import {
-  grantTaskGroupSlot,
-  type PendingSend,
+  decodeTimer,
+  INSTANCE_TIMEOUT_TIMER,
+  LOGIC_CHECK_TIMER,
   RELEASE_TASK_TIMER,
-  sendPending,
-} from "./task-dispatch.js";
+} from "./timers.js";
 
 export interface SweeperDeps extends Omit<EngineDeps, "definitions"> {
   /** A command PENDING this long is signalled again, ms. */
@@ -63,11 +63,12 @@ export class Sweeper {
     return n;
   }
 
-  private async fire(t: TimerRecord): Promise<void> {
+  private async fire(stored: TimerRecord): Promise<void> {
     const { queues } = this.deps;
-    switch (t.kind) {
+    const t = decodeTimer(stored);
+    switch (t?.kind) {
       case RELEASE_TASK_TIMER:
-        await sendPending(this.deps, JSON.parse(t.payload ?? "{}") as PendingSend);
+        await sendPending(this.deps, JSON.parse(t.payload) as PendingSend);
         return;
       case INSTANCE_TIMEOUT_TIMER:
         await queues.sendEvents([
@@ -79,14 +80,17 @@ export class Sweeper {
           {
             kind: "check",
             instanceId: t.instanceId,
-            code: t.code ?? "",
-            attempt: t.attempt ?? 1,
+            code: t.code,
+            attempt: t.attempt,
             at: t.dueAt,
           },
         ]);
         return;
-      default:
-        this.deps.log?.("sweeper: unknown timer kind dropped", { id: t.id, kind: t.kind });
+      case undefined:
+        this.deps.log?.("sweeper: unknown timer kind dropped", {
+          id: stored.id,
+          kind: stored.kind,
+        });
     }
   }
 
@@ -105,30 +109,9 @@ export class Sweeper {
     }
   }
 
-  private async resignalCommands(): Promise<number> {
-    const { store, queues } = this.deps;
-    const stale = await store.listPendingCommands(
-      this.deps.now() - this.deps.commandResignalMs,
-      PAGE,
-    );
-    const now = this.deps.now();
-    let sent = 0;
-    for (const cmd of stale) {
-      if (cmd.notBefore !== undefined && cmd.notBefore > now) continue; // its delayed signal waits
-      // Back off: the n-th signal waits 2^n resignal periods (capped at 32) after the last one.
-      const n = cmd.resignals ?? 0;
-      const since = now - (cmd.lastSignalAt ?? cmd.createdAt);
-      if (since < this.deps.commandResignalMs * Math.min(32, 2 ** n)) continue;
-      sent++;
-      const resignal = n + 1;
-      await store.markResignalled(cmd.commandId, resignal, now);
-      // A new deduplication id (resignal count), or SQS would drop it as a repeat for 5 minutes.
-      await queues.sendEvents([
-        { kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId, resignal },
-      ]);
-      this.deps.log?.("sweeper: command signalled again", { commandId: cmd.commandId, resignal });
-    }
-    return sent;
+  /** Signals again the commands a lost signal or a crash left PENDING (the outbox's sweep). */
+  private resignalCommands(): Promise<number> {
+    return resignalStaleCommands(this.deps, this.deps.commandResignalMs, PAGE);
   }
 
   /**

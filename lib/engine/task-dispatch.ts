@@ -5,6 +5,7 @@
  * the dispatcher's "effects before commit": every step is idempotent when the decision is redone.
  */
 
+import pLimit from "p-limit";
 import type { WorkerTaskDefinition } from "../core/model.js";
 import { ParamError } from "../core/params.js";
 import { compareDispatch } from "../core/priority.js";
@@ -12,15 +13,12 @@ import type { TaskOutcome } from "../core/progress.js";
 import type { TaskMessage } from "../queue/messages.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import type { TaskGroupWaiter } from "../store/task-groups.js";
-import { mapLimit } from "./concurrency.js";
 import type { LoadedDefinition } from "./definitions.js";
 import { baseTimeOf, type EngineDeps, taskParams } from "./engine-deps.js";
+import { releaseTaskTimer } from "./timers.js";
 
 /** SQS DelaySeconds maximum. */
 export const MAX_SQS_DELAY_SECONDS = 900;
-
-/** Timer kind that sends a long-delayed task message (lib/engine/sweeper.ts). */
-export const RELEASE_TASK_TIMER = "release-task";
 
 /** What a waiting task (task group or long retry) needs to be sent later. */
 export interface PendingSend {
@@ -122,14 +120,14 @@ export async function dispatchTasks(
     // Items and messages go out together: a worker that gets the message first creates the
     // item with its claim (same fields), and the put then finds it there. Both are done before
     // the instance write that records the decision.
-    mapLimit(directPuts, 32, (r) => deps.store.putTaskInstance(r)), // false = there already
+    pLimit(32).map(directPuts, (r) => deps.store.putTaskInstance(r)), // false = there already
     deps.queues.sendTasks(direct),
-    mapLimit(unresolved, 16, async (u) => {
+    pLimit(16).map(unresolved, async (u) => {
       await failBeforeStart(deps, u.record, u.error);
       failed.push({ index: u.index, attempt: u.record.attempt, state: "FAILURE" });
     }),
     // A task-group waiter or a timer refers to the item: it is written first.
-    mapLimit(held, 16, async ({ record, pending, index }) => {
+    pLimit(16).map(held, async ({ record, pending, index }) => {
       await deps.store.putTaskInstance(record);
       const task = tasks[index] as WorkerTaskDefinition; // group fields only
       if (!task.taskGroup) {
@@ -179,15 +177,8 @@ export async function sendPending(deps: SendDeps, p: PendingSend): Promise<void>
   const waitMs = p.releaseAt - deps.now();
   const m = p.message;
   if (waitMs > MAX_SQS_DELAY_SECONDS * 1000) {
-    await deps.timers.putTimer({
-      id: `release:${m.instanceId}:${m.code}:${m.attempt}`,
-      dueAt: p.releaseAt - MAX_SQS_DELAY_SECONDS * 1000,
-      kind: RELEASE_TASK_TIMER,
-      instanceId: m.instanceId,
-      code: m.code,
-      attempt: m.attempt,
-      payload: JSON.stringify(p),
-    });
+    const dueAt = p.releaseAt - MAX_SQS_DELAY_SECONDS * 1000;
+    await deps.timers.putTimer(releaseTaskTimer(m, dueAt, JSON.stringify(p)));
     return;
   }
   await deps.queues.sendTasks([

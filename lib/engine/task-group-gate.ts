@@ -6,6 +6,7 @@
  * writes of a TaskGroupStore, so any number of dispatchers may call it concurrently.
  */
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   isBeingDeleted,
   sameHolder,
@@ -282,7 +283,7 @@ export class TaskGroupGate {
     for (;;) {
       const g = await this.store.getGroup(name);
       if (!g || !isBeingDeleted(g, this.now()) || this.now() >= deadline) return g;
-      await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+      await sleep(SETTLE_POLL_MS);
     }
   }
 

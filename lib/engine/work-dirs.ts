@@ -26,9 +26,9 @@
  */
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import pLimit from "p-limit";
 import type { InstanceState } from "../core/model.js";
 import type { Store } from "../store/store.js";
-import { mapLimit } from "./concurrency.js";
 
 /** Name of the directory shared by an instance's tasks, next to the task codes' directories. */
 export const SHARED_DIR = "shared";
@@ -206,7 +206,7 @@ export class WorkDirs {
       if (candidates.length >= SWEEP_BATCH) break;
     }
     let removed = 0;
-    await mapLimit(candidates, SWEEP_READS, async (c) => {
+    await pLimit(SWEEP_READS).map(candidates, async (c) => {
       try {
         if (await this.sweepInstance(c.instanceId, c.path)) removed++;
       } catch (e) {

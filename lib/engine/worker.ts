@@ -5,21 +5,26 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import type { SQSBatchResponse, SQSRecord } from "aws-lambda";
 import { isFinalTaskState, type TaskState } from "../core/model.js";
 import { OutParams, parseSetValues } from "../core/out-params.js";
 import { ParamError, paramsToEnv } from "../core/params.js";
 import type { TaskLogs, TaskLogWriter } from "../logs/task-log.js";
 import type { TaskMessage } from "../queue/messages.js";
-import type { Queues } from "../queue/sqs-queues.js";
+import type { Queues } from "../queue/queues.js";
 import type { Store } from "../store/store.js";
 import { runHttp } from "../tasks/http.js";
 import { runLambda } from "../tasks/lambda.js";
-import { KILLED_ON_REQUEST, type TaskPlugin, type TaskResult } from "../tasks/plugin.js";
+import {
+  KILLED_ON_REQUEST,
+  type TaskClients,
+  type TaskPlugin,
+  type TaskResult,
+} from "../tasks/plugin.js";
 import { dryRunOutcome, renderingLines, renderTask } from "../tasks/render-task.js";
 import { runShell } from "../tasks/shell.js";
 import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
-import type { SqsBatchResponse, SqsRecord } from "./lambda-events.js";
 import { WorkerHousekeeping } from "./worker-housekeeping.js";
 
 export interface WorkerDeps {
@@ -43,6 +48,8 @@ export interface WorkerDeps {
   visibilityTimeoutSeconds: number;
   workerId?: string;
   plugins?: Partial<Record<string, TaskPlugin>>;
+  /** The AWS clients LAMBDA and STEP_FUNCTIONS tasks call (lib/tasks/plugin.ts). */
+  clients: TaskClients;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -96,7 +103,7 @@ export class Worker {
   }
 
   /** Handles an SQS batch of task messages (all run concurrently). */
-  async handleBatch(records: readonly SqsRecord[]): Promise<SqsBatchResponse> {
+  async handleBatch(records: readonly SQSRecord[]): Promise<SQSBatchResponse> {
     const failures: string[] = [];
     // Alongside the tasks, and awaited with them: a Lambda sandbox is frozen between batches.
     const housekeeping = this.housekeepIfDue();
@@ -114,7 +121,7 @@ export class Worker {
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   }
 
-  async handleRecord(record: SqsRecord): Promise<void> {
+  async handleRecord(record: SQSRecord): Promise<void> {
     const msg = JSON.parse(record.body) as TaskMessage;
     const { store } = this.deps;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
@@ -222,7 +229,7 @@ export class Worker {
    */
   private async run(
     msg: TaskMessage,
-    record: SqsRecord,
+    record: SQSRecord,
     attempt: ReturnType<WorkerHousekeeping["begin"]>,
   ): Promise<TaskResult | "lost" | "shutdown"> {
     const { deps } = this;
@@ -342,6 +349,7 @@ export class Worker {
         log,
         signal: kill.signal,
         workDir,
+        clients: deps.clients,
         processGroup: attempt.record.processGroup,
         warn: (warning) => {
           deps.store

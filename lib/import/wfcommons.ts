@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-/** `PUT /v1/workflows/{name}` body (API-v1.md), reduced to the fields the converter sets. */
+/** `PUT /v1/workflows/{name}` body (docs/api.md "WorkflowDefinition"), reduced to the fields the converter sets. */
 export interface WorkflowDefinitionBody {
   description?: string;
   tasks: Array<{ code: string; type: "SHELL"; upstream: string[]; command: string }>;
@@ -23,7 +23,7 @@ export interface WfcommonsConversion {
   edgeCount: number;
 }
 
-/** Same pattern as workflow names and task codes in API-v1.md. */
+/** Same pattern as workflow names and task codes in docs/api.md "Conventions". */
 const CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const CODE_MAX_LENGTH = 128;
 

@@ -12,29 +12,20 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { resourceNames } from "../aws/config.js";
-import { ensureSignalsQueue, ensureTaskQueues } from "../aws/resources.js";
 import type { Priority } from "../core/model.js";
 import { Batcher } from "./batcher.js";
 import { type EventMessage, eventDedupId, packEvents, type TaskMessage } from "./messages.js";
+import type { Queues } from "./queues.js";
 
-/** The queue side of the engine (one implementation: SQS; tests run it against fauxqs). */
-export interface Queues {
-  sendTasks(
-    items: Array<{ message: TaskMessage; workerGroup: string; delaySeconds: number }>,
-  ): Promise<void>;
-  sendEvents(events: EventMessage[]): Promise<void>;
-  /**
-   * Signals a command after `delaySeconds` (0..900) through the standard signals queue, which the
-   * dispatcher also consumes (the events queue is FIFO and cannot delay one message).
-   */
-  sendDelayedSignal(
-    event: Extract<EventMessage, { kind: "command" }>,
-    delaySeconds: number,
-  ): Promise<void>;
-  /** Keeps a received message invisible for `seconds` more (long tasks). */
-  extendVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void>;
-  /** URL of a queue from its ARN (SQS event records carry the ARN). */
-  queueUrlFromArn(arn: string): Promise<string>;
+/**
+ * Creates the queues a send finds missing (SHOAL_AUTO_CREATE_QUEUES: standalone and its workers,
+ * whose emulators start empty); provisioning lives with standalone (lib/standalone/provision.ts).
+ */
+export interface QueueCreator {
+  /** Creates a worker group's task queues, one per priority tier. */
+  taskQueues(group: string): Promise<unknown>;
+  /** Creates the signals queue. */
+  signalsQueue(): Promise<unknown>;
 }
 
 /** SendMessageBatch takes 10 entries and 1 MiB in all; a margin for attributes. */
@@ -55,7 +46,8 @@ export class SqsQueues implements Queues {
     private readonly opts: {
       prefix: string;
       eventsQueueUrl?: string;
-      autoCreateQueues: boolean;
+      /** Creates queues found missing; absent: a missing queue is an error. */
+      createQueues?: QueueCreator;
       /** Merge event sends of concurrent callers into batches (see sendEvents). */
       coalesce?: boolean;
     },
@@ -86,15 +78,11 @@ export class SqsQueues implements Queues {
     return p;
   }
 
-  /** URL of a task queue; creates the group's queues first when allowed (standalone). */
+  /** URL of a task queue; creates the group's queues first when it may (`createQueues`). */
   taskQueueUrl(group: string, priority: Priority): Promise<string> {
     const name = resourceNames(this.opts.prefix).taskQueue(group, priority);
-    return this.url(
-      name,
-      this.opts.autoCreateQueues
-        ? () => ensureTaskQueues(this.sqs, this.opts.prefix, group)
-        : undefined,
-    );
+    const create = this.opts.createQueues;
+    return this.url(name, create ? () => create.taskQueues(group) : undefined);
   }
 
   eventsQueueUrl(): Promise<string> {
@@ -180,9 +168,10 @@ export class SqsQueues implements Queues {
     event: Extract<EventMessage, { kind: "command" }>,
     delaySeconds: number,
   ): Promise<void> {
+    const create = this.opts.createQueues;
     const url = await this.url(
       resourceNames(this.opts.prefix).signalsQueue,
-      this.opts.autoCreateQueues ? () => ensureSignalsQueue(this.sqs, this.opts.prefix) : undefined,
+      create ? () => create.signalsQueue() : undefined,
     );
     await this.sendBatches(url, [
       {

@@ -1,17 +1,19 @@
 /**
- * Builds the engine's parts from configuration, once per process: what every Lambda handler and
- * the standalone pollers share. Tests build their own with injected parts.
+ * Builds the engine's parts from configuration and one bundle of AWS clients, once per process:
+ * what every Lambda handler and the standalone pollers share. Tests build their own with
+ * injected parts.
  */
 import { join } from "node:path";
-import pkg from "../../package.json" with { type: "json" };
 import type { ApiDeps } from "../api/deps.js";
-import { dynamoClient, eventBridgeClient, sqsClient } from "../aws/clients.js";
-import { loadConfig, type ShoalConfig } from "../aws/config.js";
+import { type AwsClients, createAwsClients } from "../aws/clients.js";
+import type { ShoalConfig } from "../aws/config.js";
 import { QUEUE_SETTINGS } from "../aws/resources.js";
 import { DefinitionCache } from "../engine/definitions.js";
 import { Dispatcher } from "../engine/dispatcher.js";
 import type { EngineDeps } from "../engine/engine-deps.js";
-import { onRunFinished, ScheduleSweeper, type SchedulingDeps } from "../engine/scheduling.js";
+import { onRunFinished } from "../engine/finished-runs.js";
+import { ScheduleSweeper } from "../engine/schedule-sweeper.js";
+import type { SchedulingDeps } from "../engine/scheduling-deps.js";
 import { Sweeper } from "../engine/sweeper.js";
 import { grantTaskGroupSlot } from "../engine/task-dispatch.js";
 import { TaskGroupGate } from "../engine/task-group-gate.js";
@@ -20,7 +22,7 @@ import type { EventPublisher } from "../events/event-publisher.js";
 import { EventBridgePublisher } from "../events/eventbridge-publisher.js";
 import { CloudWatchTaskLogs } from "../logs/cloudwatch-task-log.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
-import { SqsQueues } from "../queue/sqs-queues.js";
+import { type QueueCreator, SqsQueues } from "../queue/sqs-queues.js";
 import { SqsTaskQueueDepths } from "../queue/task-queue-depths.js";
 import { DynamoBackfills } from "../store/dynamo-backfills.js";
 import { DynamoFires } from "../store/dynamo-fires.js";
@@ -33,10 +35,15 @@ import { DynamoTriggers } from "../store/dynamo-triggers.js";
 import { DynamoWorkerHeartbeats } from "../store/dynamo-worker-heartbeats.js";
 import type { TaskGroupStore } from "../store/task-groups.js";
 import type { WorkerHeartbeatStore } from "../store/worker-heartbeats.js";
-import { structuredLog } from "./log.js";
+import { VERSION } from "../version.js";
+import { createLog, type Log } from "./log.js";
 
 export interface Runtime {
   config: ShoalConfig;
+  /** The AWS clients every part uses (and their request counts). */
+  clients: AwsClients;
+  /** The structured log every part writes to. */
+  log: Log;
   api: ApiDeps;
   /** Task groups (API endpoints and the gate share it). */
   taskGroups: TaskGroupStore;
@@ -63,56 +70,69 @@ export interface Runtime {
   sweeper: Sweeper;
 }
 
-/** Package version (inlined by esbuild in Lambda bundles). */
-export const VERSION: string = pkg.version;
+/** Package version (lib/version.ts), re-exported for the handlers and standalone. */
+export { VERSION };
 
-/**
- * Creates every part from the environment (see lib/aws/config.ts for the variables).
- * @param opts.events where state-change events go; default: the EventBridge bus when
- *   `SHOAL_EVENT_BUS` is set, else nowhere (standalone passes its in-process bus).
- */
-export function createRuntime(
-  config: ShoalConfig = loadConfig(),
-  opts: { events?: EventPublisher } = {},
-): Runtime {
+/** What {@link createRuntime} may be given instead of building it. */
+export interface RuntimeOptions {
+  /** The AWS clients; default: a bundle for `config.aws`. */
+  clients?: AwsClients;
+  /**
+   * Where state-change events go; default: the EventBridge bus when `config.eventBus` is set,
+   * else nowhere (standalone passes its in-process bus).
+   */
+  events?: EventPublisher;
+  /** The log; default: structured lines on stderr, none when `config.quiet`. */
+  log?: Log;
+  /**
+   * Creates queues the SQS adapter finds missing: standalone passes one when
+   * `config.autoCreateQueues` (lib/standalone/provision.ts); absent, a missing queue is an error.
+   */
+  createQueues?: QueueCreator;
+}
+
+/** Creates every part from `config` (lib/aws/config.ts `configFromEnv` reads it). */
+export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): Runtime {
+  const clients = opts.clients ?? createAwsClients(config.aws);
   const now = () => Date.now();
   const retentionDays = config.instanceRetentionDays;
-  const store = new DynamoStore(dynamoClient(), config.tables, { retentionDays });
-  const queues = new SqsQueues(sqsClient(), {
+  const store = new DynamoStore(clients.dynamo, config.tables, { retentionDays });
+  const queues = new SqsQueues(clients.sqs, {
     prefix: config.prefix,
     ...(config.eventsQueueUrl ? { eventsQueueUrl: config.eventsQueueUrl } : {}),
-    autoCreateQueues: config.autoCreateQueues,
+    ...(opts.createQueues ? { createQueues: opts.createQueues } : {}),
     coalesce: true,
   });
   // On AWS task logs go to CloudWatch Logs (one stream per attempt); locally to files.
   const logs = config.taskLogGroup
     ? new CloudWatchTaskLogs({
         logGroupName: config.taskLogGroup,
-        ...(process.env.AWS_REGION ? { region: process.env.AWS_REGION } : {}),
+        client: () => clients.logs,
+        ...(config.aws.region ? { region: config.aws.region } : {}),
       })
     : new FileTaskLogs(join(config.dataDir, "logs"));
   const definitions = new DefinitionCache(store);
-  const log = structuredLog;
+  const log = opts.log ?? createLog({ quiet: config.quiet });
   const events =
     opts.events ??
     (config.eventBus
-      ? new EventBridgePublisher(eventBridgeClient(), { eventBusName: config.eventBus, log })
+      ? new EventBridgePublisher(clients.eventBridge, { eventBusName: config.eventBus, log })
       : undefined);
-  const taskGroups = new DynamoTaskGroups(dynamoClient(), config.tables.taskGroups);
-  const timers = new DynamoTimers(dynamoClient(), config.tables.timers);
+  const taskGroups = new DynamoTaskGroups(clients.dynamo, config.tables.taskGroups);
+  const timers = new DynamoTimers(clients.dynamo, config.tables.timers);
   const scheduling: SchedulingDeps = {
     store,
     queues,
     now,
     log,
     events,
-    schedules: new DynamoSchedules(dynamoClient(), config.tables.schedules),
-    fires: new DynamoFires(dynamoClient(), config.tables.fires, retentionDays),
-    leases: new DynamoLeases(dynamoClient(), config.tables.leases),
-    backfills: new DynamoBackfills(dynamoClient(), config.tables.backfills),
+    schedules: new DynamoSchedules(clients.dynamo, config.tables.schedules),
+    fires: new DynamoFires(clients.dynamo, config.tables.fires, retentionDays),
+    leases: new DynamoLeases(clients.dynamo, config.tables.leases),
+    backfills: new DynamoBackfills(clients.dynamo, config.tables.backfills),
   };
-  const triggers = new DynamoTriggers(dynamoClient(), config.tables.triggers);
-  const heartbeats = new DynamoWorkerHeartbeats(dynamoClient(), config.tables.leases);
+  const triggers = new DynamoTriggers(clients.dynamo, config.tables.triggers);
+  const heartbeats = new DynamoWorkerHeartbeats(clients.dynamo, config.tables.leases);
   const engine: EngineDeps = {
     store,
     queues,
@@ -126,6 +146,8 @@ export function createRuntime(
   };
   return {
     config,
+    clients,
+    log,
     api: {
       store,
       definitions,
@@ -142,7 +164,7 @@ export function createRuntime(
         triggers,
       },
       heartbeats,
-      queueDepths: new SqsTaskQueueDepths(sqsClient(), config.prefix),
+      queueDepths: new SqsTaskQueueDepths(clients.sqs, config.prefix),
       lambdaWorkerGroups: config.lambdaWorkerGroups,
       ...(config.ecsWorkerGroup ? { ecsWorkerGroup: config.ecsWorkerGroup } : {}),
     },
@@ -168,21 +190,9 @@ export function createRuntime(
       leaseMs: config.leaseMs,
       leaseRenewMs: config.leaseRenewMs,
       visibilityTimeoutSeconds: QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds,
+      clients,
       log,
     }),
     sweeper: new Sweeper({ ...engine, commandResignalMs: config.commandResignalMs }),
   };
-}
-
-let cached: Runtime | undefined;
-
-/** The process-wide runtime (Lambda: built on the first invocation, reused while warm). */
-export function runtime(): Runtime {
-  cached ??= createRuntime();
-  return cached;
-}
-
-/** Replaces the process-wide runtime (standalone after it set the environment; tests). */
-export function setRuntime(r: Runtime | undefined): void {
-  cached = r;
 }

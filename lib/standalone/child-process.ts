@@ -14,15 +14,18 @@ export interface Child<T> {
 /**
  * Forks `main` and waits for its first message.
  * @param check turns that message into the ready value, or throws to reject (the child is killed).
+ * @param env the child's environment (default: this process's).
  */
 export function forkChild<T>(
   main: string,
   args: string[],
   what: string,
   check: (message: unknown) => T,
+  env?: NodeJS.ProcessEnv,
 ): Promise<Child<T>> {
   return new Promise((resolve, reject) => {
     const child = fork(main, args, {
+      ...(env ? { env } : {}),
       stdio: ["ignore", "inherit", "inherit", "ipc"],
       execArgv: [
         ...process.execArgv.filter((a) => !a.startsWith("--cpu-prof")),

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { ApiDeps } from "../api/deps.js";
 import { handleApiEvent } from "../api/router.js";
+import { httpApiEvent } from "./lambda-events.js";
 
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta.url));
 
@@ -28,27 +29,18 @@ export async function loadExamples(
       const doc = parse(readFileSync(join(dir, file), "utf8")) as Record<string, unknown>;
       const name = typeof doc.name === "string" ? doc.name : basename(file, extname(file));
       const { name: _n, ...body } = doc;
-      const res = await handleApiEvent(api, {
-        version: "2.0",
-        routeKey: "$default",
-        rawPath: `/v1/workflows/${encodeURIComponent(name)}`,
-        rawQueryString: "",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-        isBase64Encoded: false,
-        requestContext: {
-          http: {
-            method: "PUT",
-            path: "",
-            protocol: "HTTP/1.1",
-            sourceIp: "127.0.0.1",
-            userAgent: "shoal",
-          },
+      const res = await handleApiEvent(
+        api,
+        httpApiEvent({
+          method: "PUT",
+          path: `/v1/workflows/${encodeURIComponent(name)}`,
+          headers: { "content-type": "application/json", "user-agent": "shoal" },
+          body: JSON.stringify(body),
           requestId: "examples",
           timeEpoch: Date.now(),
-        },
-      });
-      if (res.statusCode >= 300) errors.push(`${file}: ${res.body}`);
+        }),
+      );
+      if ((res.statusCode ?? 200) >= 300) errors.push(`${file}: ${res.body}`);
       else
         loaded.push(`${name} v${(JSON.parse(res.body ?? "{}") as { version?: number }).version}`);
     } catch (e) {

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { MAX_BODY_BYTES } from "../api/http.js";
-import type { HttpApiEvent, HttpApiResult } from "../engine/lambda-events.js";
+import { httpApiEvent } from "./lambda-events.js";
 
 async function readBody(req: IncomingMessage): Promise<Buffer | "too-large"> {
   const chunks: Buffer[] = [];
@@ -19,42 +20,36 @@ async function readBody(req: IncomingMessage): Promise<Buffer | "too-large"> {
 }
 
 /** Builds the v2 event for a request (headers lowercased, repeated query values comma-joined). */
-export function toHttpApiEvent(req: IncomingMessage, body: Buffer): HttpApiEvent {
+export function toHttpApiEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? "/", "http://localhost");
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(",") : v;
   }
-  const qs: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) qs[k] = k in qs ? `${qs[k]},${v}` : v;
-  const method = (req.method ?? "GET").toUpperCase();
-  return {
-    version: "2.0",
-    routeKey: "$default",
-    rawPath: url.pathname,
+  return httpApiEvent({
+    method: (req.method ?? "GET").toUpperCase(),
+    path: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
-    ...(Object.keys(qs).length ? { queryStringParameters: qs } : {}),
     ...(body.length ? { body: body.toString("utf8") } : {}),
-    isBase64Encoded: false,
-    requestContext: {
-      http: {
-        method,
-        path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? "",
-        userAgent: headers["user-agent"] ?? "",
-      },
-      requestId: randomUUID(),
-      timeEpoch: Date.now(),
-    },
-  };
+    sourceIp: req.socket.remoteAddress ?? "",
+    protocol: `HTTP/${req.httpVersion}`,
+    requestId: randomUUID(),
+    timeEpoch: Date.now(),
+  });
+}
+
+/** Response headers of a result (API Gateway sends numbers and booleans as text). */
+function headersOf(result: APIGatewayProxyStructuredResultV2): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) out[k] = String(v);
+  return out;
 }
 
 /** Starts the server. @throws when the port cannot be bound (EADDRINUSE …). */
 export async function startHttpServer(
   port: number,
-  handler: (event: HttpApiEvent) => Promise<HttpApiResult>,
+  handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
 ): Promise<{ server: Server; port: number }> {
   const server = createServer(async (req, res) => {
     try {
@@ -72,7 +67,8 @@ export async function startHttpServer(
         return;
       }
       const result = await handler(toHttpApiEvent(req, body));
-      res.writeHead(result.statusCode, result.headers ?? {});
+      // API Gateway answers 200 for a result without a status code.
+      res.writeHead(result.statusCode ?? 200, headersOf(result));
       res.end(
         result.body && result.isBase64Encoded
           ? Buffer.from(result.body, "base64")

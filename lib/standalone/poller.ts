@@ -12,8 +12,9 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import type { SqsBatchResponse, SqsEvent, SqsRecord } from "../engine/lambda-events.js";
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { Batcher } from "../queue/batcher.js";
+import { queueArn, sqsRecordOf } from "./lambda-events.js";
 
 export interface PollerOptions {
   sqs: SQSClient;
@@ -26,7 +27,7 @@ export interface PollerOptions {
   /** Long-poll wait, seconds (1..20). */
   waitSeconds: number;
   region: string;
-  handler: (event: SqsEvent) => Promise<SqsBatchResponse>;
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
   /** FIFO queue: a message group unlocks when its messages are deleted, not when they arrive. */
   fifo?: boolean;
   /**
@@ -43,12 +44,6 @@ export interface PollerOptions {
    */
   receiveVisibilitySeconds?: number;
   onError?: (e: unknown) => void;
-}
-
-function arnOf(url: string, region: string): string {
-  const name = url.split("/").pop() ?? url;
-  const account = url.split("/").slice(-2, -1)[0] ?? "000000000000";
-  return `arn:aws:sqs:${region}:${account}:${name}`;
 }
 
 /** How long a stopping poller lets its waiting long polls answer before it cuts them, ms. */
@@ -333,22 +328,9 @@ export class QueuePoller {
   }
 
   private async invoke(url: string, batch: Message[]): Promise<void> {
-    const arn = arnOf(url, this.opts.region);
-    const records: SqsRecord[] = batch.map((m) => ({
-      messageId: m.MessageId ?? "",
-      receiptHandle: m.ReceiptHandle ?? "",
-      body: m.Body ?? "",
-      attributes: {
-        ApproximateReceiveCount: "1",
-        SentTimestamp: String(Date.now()),
-        ...(m.Attributes as Record<string, string> | undefined),
-      },
-      messageAttributes: {},
-      md5OfBody: m.MD5OfBody ?? "",
-      eventSource: "aws:sqs",
-      eventSourceARN: arn,
-      awsRegion: this.opts.region,
-    }));
+    const arn = queueArn(url, this.opts.region);
+    const now = Date.now();
+    const records: SQSRecord[] = batch.map((m) => sqsRecordOf(m, arn, this.opts.region, now));
     let failed = new Set<string>();
     try {
       // Test hook: every message delivered twice at once, as SQS may (at-least-once delivery).

@@ -22,7 +22,7 @@
  */
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { mapLimit } from "../engine/concurrency.js";
+import pLimit from "p-limit";
 import type { DynamoExpiredItems } from "../store/dynamo-expired.js";
 
 export interface RetentionDeps {
@@ -98,7 +98,7 @@ async function sweepOrphanDirs(deps: RetentionDeps, now: number): Promise<number
     }
   }
   let removed = 0;
-  await mapLimit(dirs, ORPHAN_READS, async (d) => {
+  await pLimit(ORPHAN_READS).map(dirs, async (d) => {
     const changed = await stat(d.path).then(
       (s) => s.mtimeMs,
       () => now,

@@ -8,25 +8,26 @@ import type { Server } from "node:http";
 import { isAbsolute, relative, resolve } from "node:path";
 import { handleApiEvent } from "../api/router.js";
 import { deliverEvent } from "../api/triggers.js";
-import { dynamoClient, resetClients, sqsClient } from "../aws/clients.js";
-import { ENV, loadConfig, resourceNames } from "../aws/config.js";
-import {
-  ensureEventsQueue,
-  ensureSignalsQueue,
-  ensureTables,
-  ensureTaskQueues,
-} from "../aws/resources.js";
-import { DEFAULT_ENDPOINT } from "../cli/cli-config.js";
+import { createAwsClients } from "../aws/clients.js";
+import { configFromEnv, ENV, resourceNames, type ShoalConfig } from "../aws/config.js";
 import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
-import { structuredLog } from "../runtime/log.js";
-import { createRuntime, type Runtime, setRuntime, VERSION } from "../runtime/runtime.js";
+import { createLog } from "../runtime/log.js";
+import { createRuntime, type Runtime, VERSION } from "../runtime/runtime.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
+import { DEFAULT_ENDPOINT } from "./defaults.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import type { Emulators } from "./emulators.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
+import {
+  autoCreatedQueues,
+  ensureEventsQueue,
+  ensureSignalsQueue,
+  ensureTables,
+  ensureTaskQueues,
+} from "./provision.js";
 import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
 import { startWorkerChild } from "./worker-child.js";
 
@@ -50,9 +51,6 @@ export interface StandaloneOptions {
   retentionDays?: number;
 }
 
-/** Seconds between retention sweeps unless SHOAL_RETENTION_SWEEP_SECONDS says otherwise. */
-const RETENTION_SWEEP_SECONDS = 600;
-
 export interface Standalone {
   apiUrl: string;
   dataDir: string;
@@ -64,19 +62,22 @@ export interface Standalone {
 
 const REGION = "us-east-1";
 
+/** The emulators' dummy credentials (they accept any). */
+const LOCAL_CREDENTIALS = { accessKeyId: "shoal-local", secretAccessKey: "shoal-local" };
+
 /** Environment of standalone, also written to `<dataDir>/endpoints.env` for `shoal worker`. */
 function standaloneEnv(
+  prefix: string,
   em: Emulators,
   dataDir: string,
   eventsQueueUrl: string,
   retentionDays: number,
 ): Record<string, string> {
-  const prefix = process.env[ENV.prefix] || "shoal";
   const names = resourceNames(prefix);
   return {
     AWS_REGION: REGION,
-    AWS_ACCESS_KEY_ID: "shoal-local",
-    AWS_SECRET_ACCESS_KEY: "shoal-local",
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: em.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: em.sqsEndpoint,
     // Names, spelled out so that a process started with this file needs nothing else.
@@ -105,28 +106,45 @@ function standaloneEnv(
   };
 }
 
+/**
+ * Standalone's configuration: its environment (`standaloneEnv`, the values it sets) over this
+ * process's (what it leaves to the user, e.g. SHOAL_KEEP_FAILED_WORK_MINUTES), with the
+ * emulators' credentials. Empty values are left out.
+ */
+function standaloneConfig(inherited: NodeJS.ProcessEnv, env: Record<string, string>): ShoalConfig {
+  const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
+  const config = configFromEnv({ ...inherited, ...set });
+  return { ...config, aws: { ...config.aws, credentials: LOCAL_CREDENTIALS } };
+}
+
 /** Fires due within this are fired one sweep early and delayed by SQS (DESIGN.md: 1 s locally). */
 export const LOOKAHEAD_MS = 1_000;
 
 /** Starts everything; resolves once the API answers. */
 export async function startStandalone(opts: StandaloneOptions): Promise<Standalone> {
+  // The environment, read once: what standalone sets goes over it, never into it.
+  const inherited = process.env;
+  const prefix = inherited[ENV.prefix] || "shoal";
   const dataDir = resolve(opts.dataDir);
   const retentionDays = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
   mkdirSync(dataDir, { recursive: true });
   const em: Emulators = await startEmulatorProcess(dataDir);
   const cleanup: Array<() => Promise<void>> = [() => em.stop()];
   try {
-    // Base environment first, so the clients built below point at the emulators.
-    const base = standaloneEnv(em, dataDir, "", retentionDays);
-    for (const [k, v] of Object.entries(base)) if (v) process.env[k] = v;
-    resetClients();
-    const config0 = loadConfig();
-    await ensureTables(dynamoClient() as never, config0.tables);
-    const eventsUrl = await ensureEventsQueue(sqsClient(), config0.prefix);
-    const signalsUrl = await ensureSignalsQueue(sqsClient(), config0.prefix);
-    await ensureTaskQueues(sqsClient(), config0.prefix, "default");
-    const env = standaloneEnv(em, dataDir, eventsUrl, retentionDays);
-    Object.assign(process.env, env);
+    // The configuration without the events queue's URL first: the queue is created with it.
+    const config0 = standaloneConfig(
+      inherited,
+      standaloneEnv(prefix, em, dataDir, "", retentionDays),
+    );
+    const clients = createAwsClients(config0.aws);
+    cleanup.unshift(async () => clients.destroy());
+    await ensureTables(clients.dynamo, config0.tables);
+    const eventsUrl = await ensureEventsQueue(clients.sqs, config0.prefix);
+    const signalsUrl = await ensureSignalsQueue(clients.sqs, config0.prefix);
+    await ensureTaskQueues(clients.sqs, config0.prefix, "default");
+    const env = standaloneEnv(prefix, em, dataDir, eventsUrl, retentionDays);
+    const quiet = config0.quiet || opts.quiet === true;
+    const config = { ...standaloneConfig(inherited, env), quiet };
     const envFile = resolve(dataDir, "endpoints.env");
     const writeEnvFile = (extra: Record<string, string> = {}) =>
       writeFileSync(
@@ -138,19 +156,23 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     writeEnvFile();
     // Shoal's state-change events and POST /v1/events meet on one in-process bus, which
     // delivers them to the triggers as EventBridge does on AWS.
-    const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log: structuredLog });
-    const runtime = createRuntime(loadConfig(), { events: bus });
+    const log = createLog({ quiet });
+    const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log });
+    const runtime = createRuntime(config, {
+      clients,
+      events: bus,
+      log,
+      ...autoCreatedQueues(config, clients.sqs),
+    });
     runtime.api.bus = bus;
     bus.subscribe(async (event) =>
       reachesTriggers(event) ? deliverEvent(runtime.api, event) : [],
     );
-    setRuntime(runtime);
     cleanup.unshift(() => bus.drain());
-    const log = opts.quiet ? () => {} : runtime.api.log;
-    const onError = (e: unknown) => log?.("standalone: poller error", { error: String(e) });
+    const onError = (e: unknown) => log("standalone: poller error", { error: String(e) });
 
     const dispatcherPoller = new QueuePoller({
-      sqs: sqsClient(),
+      sqs: clients.sqs,
       queueUrls: [eventsUrl],
       slots: 40,
       batchSize: 10,
@@ -158,14 +180,14 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       region: REGION,
       handler: (event) => runtime.dispatcher.handleBatch(event.Records),
       fifo: true,
-      deliverTwice: process.env.SHOAL_TEST_DELIVER_TWICE === "true",
+      deliverTwice: config.deliverTwice,
       onError,
     });
     dispatcherPoller.start();
     cleanup.unshift(() => dispatcherPoller.stop());
     // Delayed signals (fires within the schedule look-ahead) reach the same dispatcher.
     const signalsPoller = new QueuePoller({
-      sqs: sqsClient(),
+      sqs: clients.sqs,
       queueUrls: [signalsUrl],
       slots: 10,
       batchSize: 10,
@@ -178,21 +200,25 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     cleanup.unshift(() => signalsPoller.stop());
 
     if (opts.workers > 0) {
-      const worker = await startWorkerChild(opts.workers);
+      // The child is given standalone's environment (its task processes see the endpoints).
+      const worker = await startWorkerChild(opts.workers, {
+        ...inherited,
+        ...env,
+        ...(quiet ? { [ENV.quiet]: "true" } : {}),
+      });
       cleanup.unshift(() => worker.stop());
     }
 
     if (retentionDays > 0) {
-      const period = Number(process.env[ENV.retentionSweepSeconds]) || RETENTION_SWEEP_SECONDS;
       const stopRetention = startRetention(
         {
-          expired: new DynamoExpiredItems(dynamoClient(), runtime.config.tables),
+          expired: new DynamoExpiredItems(clients.dynamo, runtime.config.tables),
           dataDir,
           retentionDays,
           now: () => Date.now(),
-          ...(log ? { log } : {}),
+          log,
         },
-        period * 1000,
+        config.retentionSweepMs,
       );
       cleanup.unshift(stopRetention);
     }
@@ -211,7 +237,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         await runtime.sweeper.sweep();
         await scheduler?.sweep();
       } catch (e) {
-        log?.("standalone: sweep failed", { error: String(e) });
+        log("standalone: sweep failed", { error: String(e) });
       } finally {
         sweeping = false;
       }
@@ -249,7 +275,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     if (opts.examples) {
       const res = await loadExamples(runtime.api);
       examples = res.loaded;
-      for (const e of res.errors) log?.("standalone: example not loaded", { error: e });
+      for (const e of res.errors) log("standalone: example not loaded", { error: e });
     }
     if (!opts.quiet) {
       process.stdout.write(
@@ -276,8 +302,6 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         if (stopped) return;
         stopped = true;
         for (const c of cleanup) await c().catch(() => {});
-        setRuntime(undefined);
-        resetClients();
       },
     };
   } catch (e) {
@@ -334,7 +358,6 @@ export function banner(b: {
 
 /** Runs until SIGINT/SIGTERM, then stops cleanly. */
 export async function runStandalone(opts: StandaloneOptions): Promise<void> {
-  if (process.env.SHOAL_QUIET === undefined && opts.quiet) process.env.SHOAL_QUIET = "true";
   const s = await startStandalone(opts);
   await new Promise<void>((resolveStop) => {
     const onSignal = (sig: string) => {

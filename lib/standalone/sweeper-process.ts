@@ -6,10 +6,12 @@
  * `endpoints.env` or `.shoal/endpoints.env` (lib/standalone/worker-process.ts loadEndpointsFile).
  */
 import { hostname } from "node:os";
-import { ENV, loadConfig } from "../aws/config.js";
+import { createAwsClients } from "../aws/clients.js";
+import { configFromEnv } from "../aws/config.js";
 import { HttpEventPublisher } from "../events/http-publisher.js";
-import { structuredLog } from "../runtime/log.js";
-import { createRuntime, setRuntime } from "../runtime/runtime.js";
+import { createLog } from "../runtime/log.js";
+import { createRuntime } from "../runtime/runtime.js";
+import { autoCreatedQueues } from "./provision.js";
 import { loadEndpointsFile } from "./worker-process.js";
 
 /**
@@ -23,20 +25,22 @@ export async function runSweeperProcess(opts: {
   dataDir?: string;
 }): Promise<void> {
   const file = loadEndpointsFile(opts.dataDir);
-  const config = loadConfig();
+  const config = configFromEnv(process.env);
+  const clients = createAwsClients(config.aws);
+  const log = createLog({ quiet: config.quiet });
   // Next to a standalone (and no EventBridge bus): misfire events go to its bus over HTTP.
-  const standalone = process.env[ENV.standaloneUrl];
-  const runtime = createRuntime(
-    config,
-    standalone && !config.eventBus
-      ? { events: new HttpEventPublisher({ url: standalone, log: structuredLog }) }
-      : {},
-  );
-  setRuntime(runtime);
+  const standalone = config.standaloneUrl;
+  const runtime = createRuntime(config, {
+    clients,
+    log,
+    ...(standalone && !config.eventBus
+      ? { events: new HttpEventPublisher({ url: standalone, log }) }
+      : {}),
+    ...autoCreatedQueues(config, clients.sqs),
+  });
   const owner = `${hostname()}:${process.pid}`;
   // Fires due within the look-ahead are signalled now with an SQS delay (1 s, as standalone).
   const scheduler = runtime.scheduleSweeper(owner, opts.intervalMs, 1_000);
-  const log = runtime.api.log;
   let stopping = false;
   let busy: Promise<void> = Promise.resolve();
   const tick = async () => {
@@ -44,7 +48,7 @@ export async function runSweeperProcess(opts: {
       await runtime.sweeper.sweep();
       await scheduler.sweep();
     } catch (e) {
-      log?.("sweeper: sweep failed", { error: String(e) });
+      log("sweeper: sweep failed", { error: String(e) });
     }
   };
   let running = false;

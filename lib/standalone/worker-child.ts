@@ -1,8 +1,8 @@
 /**
  * Standalone's built-in worker runs in a child process: task processes are forked from a small
  * process rather than from the one serving the API and the dispatcher, and the worker's AWS
- * calls get a core of their own. It takes the environment standalone set up (endpoints, names)
- * and exits when standalone goes, however it goes.
+ * calls get a core of their own. It is given standalone's environment (endpoints, names: what
+ * endpoints.env holds) and exits when standalone goes, however it goes.
  */
 
 import { fileURLToPath } from "node:url";
@@ -15,8 +15,14 @@ export interface WorkerChild {
   stop(): Promise<void>;
 }
 
-/** Starts the worker with `slots` task slots; resolves once it polls. */
-export async function startWorkerChild(slots: number): Promise<WorkerChild> {
-  const child = await forkChild(MAIN, [String(slots)], "worker", () => true);
+/**
+ * Starts the worker with `slots` task slots and environment `env` (its configuration, and what
+ * its task processes inherit); resolves once it polls.
+ */
+export async function startWorkerChild(
+  slots: number,
+  env: NodeJS.ProcessEnv,
+): Promise<WorkerChild> {
+  const child = await forkChild(MAIN, [String(slots)], "worker", () => true, env);
   return { pid: child.process.pid ?? 0, stop: child.stop };
 }

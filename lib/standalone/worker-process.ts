@@ -7,12 +7,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { sqsClient } from "../aws/clients.js";
-import { loadConfig } from "../aws/config.js";
-import { ensureTaskQueues } from "../aws/resources.js";
+import { parseEnv } from "node:util";
+import { createAwsClients, type RequestCounter } from "../aws/clients.js";
+import { configFromEnv } from "../aws/config.js";
+import { PRIORITIES } from "../core/model.js";
 import { WorkerHeartbeat } from "../engine/worker-heartbeat.js";
-import { createRuntime, setRuntime } from "../runtime/runtime.js";
+import type { SqsQueues } from "../queue/sqs-queues.js";
+import { createRuntime } from "../runtime/runtime.js";
 import { QueuePoller } from "./poller.js";
+import { autoCreatedQueues, ensureTaskQueues } from "./provision.js";
 import { TaskProtection } from "./task-protection.js";
 
 /** Nothing tells a worker or sweeper where Shoal is; the message says what to do. */
@@ -23,13 +26,10 @@ export class NoConfigurationError extends Error {
   }
 }
 
-/** Reads `KEY=value` lines into `env`: over what is there when `override`, else where unset. */
+/** Reads a `.env` file into `env`: over what is there when `override`, else where unset. */
 function readEnvFile(file: string, env: NodeJS.ProcessEnv, override: boolean): void {
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const eq = line.indexOf("=");
-    if (eq <= 0 || line.startsWith("#")) continue;
-    const key = line.slice(0, eq).trim();
-    if (override || env[key] === undefined) env[key] = line.slice(eq + 1).trim();
+  for (const [key, value] of Object.entries(parseEnv(readFileSync(file, "utf8")))) {
+    if (value !== undefined && (override || env[key] === undefined)) env[key] = value;
   }
 }
 
@@ -41,6 +41,8 @@ function readEnvFile(file: string, env: NodeJS.ProcessEnv, override: boolean): v
  *   SHOAL_EVENTS_QUEUE_URL): `SHOAL_ENV_FILE`, else `./.shoal/endpoints.env` (standalone's
  *   default data directory), where unset in the environment;
  * - else the environment as it is (a deployed stack: AWS_REGION and the SHOAL_* settings).
+ * The file's variables become the process's environment on purpose: its configuration, and what
+ * its task processes inherit (the emulators' endpoints, docs/architecture.md).
  * @returns the file read, if any.
  * @throws NoConfigurationError when `<dataDir>/endpoints.env` does not exist, or when there is
  *   no file, no endpoint and no AWS region (AWS_REGION, AWS_DEFAULT_REGION, AWS_PROFILE or an
@@ -90,41 +92,41 @@ export async function runWorkerProcess(opts: {
   quiet?: boolean;
   /** A standalone's data directory: its `endpoints.env` configures this worker. */
   dataDir?: string;
+  /** Counts this worker's AWS requests (the benchmarks' worker processes report them). */
+  counter?: RequestCounter;
 }): Promise<void> {
   const file = loadEndpointsFile(opts.dataDir);
-  const config = loadConfig();
-  const runtime = createRuntime(config);
-  setRuntime(runtime);
+  const config = configFromEnv(process.env);
+  const clients = createAwsClients(config.aws, opts.counter);
+  const runtime = createRuntime(config, {
+    clients,
+    ...autoCreatedQueues(config, clients.sqs),
+  });
   const urls = config.autoCreateQueues
-    ? await ensureTaskQueues(sqsClient(), config.prefix, opts.group)
+    ? await ensureTaskQueues(clients.sqs, config.prefix, opts.group)
     : await Promise.all(
-        (["HIGHEST", "HIGH", "MEDIUM", "LOW", "LOWEST"] as const).map((p) =>
-          (runtime.api.queues as import("../queue/sqs-queues.js").SqsQueues).taskQueueUrl(
-            opts.group,
-            p,
-          ),
-        ),
+        PRIORITIES.map((p) => (runtime.api.queues as SqsQueues).taskQueueUrl(opts.group, p)),
       );
   // In an ECS service: no scale-in of a container while it runs tasks.
-  const protection = process.env.ECS_AGENT_URI
-    ? new TaskProtection({ agentUri: process.env.ECS_AGENT_URI, log: runtime.api.log })
+  const protection = config.ecsAgentUri
+    ? new TaskProtection({ agentUri: config.ecsAgentUri, log: runtime.log })
     : undefined;
   const run = (records: Parameters<typeof runtime.worker.handleBatch>[0]) =>
     protection
       ? protection.around(() => runtime.worker.handleBatch(records))
       : runtime.worker.handleBatch(records);
   const poller = new QueuePoller({
-    sqs: sqsClient(),
+    sqs: clients.sqs,
     queueUrls: urls,
     slots: opts.concurrency,
     batchSize: 1,
     prefetch: Math.min(10, opts.concurrency),
-    deliverTwice: process.env.SHOAL_TEST_DELIVER_TWICE === "true",
+    deliverTwice: config.deliverTwice,
     waitSeconds: 20,
     // Short, so that a message a killed poller received comes back soon; at least two lease
     // renewals, the first of which extends it (lib/engine/worker.ts).
     receiveVisibilitySeconds: Math.max(20, Math.ceil((config.leaseRenewMs / 1000) * 2)),
-    region: process.env.AWS_REGION ?? "us-east-1",
+    region: config.aws.region ?? "us-east-1",
     handler: (event) => run(event.Records),
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),
   });

@@ -9,6 +9,12 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { INDEX } from "../aws/resources.js";
+import type {
+  BackfillRecord,
+  BackfillStore,
+  BackfillSummary,
+  ListBackfillsQuery,
+} from "./backfills.js";
 import {
   getConsistent,
   type Item,
@@ -19,12 +25,6 @@ import {
   timeKey,
 } from "./dynamo-common.js";
 import type { Page } from "./records.js";
-import type {
-  BackfillRecord,
-  BackfillStore,
-  BackfillSummary,
-  ListBackfillsQuery,
-} from "./schedules.js";
 
 const ACTIVE_SHARD = "A";
 const LIST_KEY = "B";

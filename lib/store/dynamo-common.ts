@@ -156,7 +156,7 @@ export async function queryAll(
 
 /**
  * One page of a query. Asks for one item more than `limit`, so a token is returned only when
- * more items exist (API-v1.md); with a filter, DynamoDB's own LastEvaluatedKey is used.
+ * more items exist (docs/api.md "Lists and pagination"); with a filter, DynamoDB's own LastEvaluatedKey is used.
  * @throws ShoalError ValidationError for a token that does not fit this query.
  */
 export async function page(

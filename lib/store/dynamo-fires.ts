@@ -7,7 +7,7 @@
  *
  * Retention (the TTL attribute): an entry decided when it is written expires `retentionDays`
  * after its nominal time; a QUEUED_SERIAL entry carries none while it waits (deleting it would
- * drop the queued run without a trace, lib/engine/scheduling.ts startNextQueued) and gets one
+ * drop the queued run without a trace, lib/engine/schedule-runs.ts startNextQueued) and gets one
  * when it becomes FIRED or DISCARDED_OVERLAP: `retentionDays` after that decision.
  */
 import {
@@ -18,14 +18,8 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { TTL_ATTRIBUTE } from "../aws/resources.js";
 import { conditional, expiresAt, isConditionFailure, page } from "./dynamo-common.js";
+import type { FireChanges, FireDecision, FireRecord, FireStore, ListFiresQuery } from "./fires.js";
 import type { Page } from "./records.js";
-import type {
-  FireChanges,
-  FireDecision,
-  FireRecord,
-  FireStore,
-  ListFiresQuery,
-} from "./schedules.js";
 
 /** The attributes updateFire may set (the key never changes). */
 const CHANGEABLE: ReadonlyArray<keyof FireChanges> = [

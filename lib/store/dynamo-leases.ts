@@ -12,7 +12,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { conditional, isConditionFailure } from "./dynamo-common.js";
-import type { LeaseRecord, LeaseStore } from "./schedules.js";
+import type { LeaseRecord, LeaseStore } from "./leases.js";
 
 // NAME and OWNER are DynamoDB reserved words: always aliased.
 const NAMES = { "#n": "name", "#o": "owner" };

@@ -16,7 +16,7 @@ import {
   timeKey,
 } from "./dynamo-common.js";
 import type { Page } from "./records.js";
-import type { TriggerRecord, TriggerStore } from "./schedules.js";
+import type { TriggerRecord, TriggerStore } from "./triggers.js";
 
 const LIST_KEY = "T";
 const INDEX_ATTRS = ["listKey", "createdKey"];

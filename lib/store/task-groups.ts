@@ -13,12 +13,9 @@
 
 import type { Priority } from "../core/model.js";
 import { priorityRank } from "../core/priority.js";
+import { TASK_GROUP_PRIORITY } from "../core/task-group-limits.js";
 import type { Page } from "./records.js";
 
-/** Capacity bounds of a group (slots). */
-export const TASK_GROUP_CAPACITY = { min: 1, max: 1000 } as const;
-/** Task-group priority bounds; higher is served first (DolphinScheduler's taskGroupPriority). */
-export const TASK_GROUP_PRIORITY = { min: 0, max: 100 } as const;
 /** Largest waiter payload, bytes: a waiter item must stay under DynamoDB's 400 KB item size. */
 export const MAX_WAITER_PAYLOAD_BYTES = 300 * 1024;
 /**

@@ -6,16 +6,19 @@
  * conditional, so of two sweepers racing on one timer only one learns it removed it.
  */
 
-/** One timer. Times are epoch milliseconds. */
+/**
+ * One timer as stored: the store keeps `kind` and the fields opaque; the engine builds them and
+ * reads them back as its union of kinds (lib/engine/timers.ts). Times are epoch milliseconds.
+ */
 export interface TimerRecord {
   /**
    * Unique per timer and stable across retries of whoever writes it (e.g.
-   * `retry:<instanceId>:<code>:<attempt>`), so a repeated `putTimer` overwrites, never doubles.
+   * `check:<instanceId>:<code>:<attempt>`), so a repeated `putTimer` overwrites, never doubles.
    */
   id: string;
   /** When it fires, epoch ms (0 .. 10^15 - 1). */
   dueAt: number;
-  /** What to do (the sweeper's switch), e.g. `release-task`, `instance-timeout`, `logic-check`. */
+  /** What to do (the sweeper's switch): `release-task`, `instance-timeout` or `logic-check`. */
   kind: string;
   instanceId: string;
   code?: string;

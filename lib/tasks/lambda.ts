@@ -12,8 +12,8 @@
  *
  * Also the helpers STEP_FUNCTIONS shares: AWS error sentences, abortable waits, JSON outputs.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import { InvokeCommand } from "@aws-sdk/client-lambda";
-import { lambdaClient } from "../aws/clients.js";
 import { extractJsonPath } from "../core/json-path.js";
 import { AWS_JSON_MAX_BYTES, jsonTextProblem } from "../core/validate-tasks.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
@@ -84,23 +84,12 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
 }
 
 /** Waits `ms`; rejects with AbortedError when `signal` fires first. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new AbortedError(signal.reason));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortedError(signal.reason));
-    };
-    // The listener goes with the timer: a long poll must not pile listeners up on the signal.
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+export async function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, { signal });
+  } catch (e) {
+    throw signal.aborted ? new AbortedError(signal.reason) : e;
+  }
 }
 
 /** Writes `text` to the log line by line, at most LOGGED_CHARS of it. */
@@ -205,7 +194,7 @@ export const runLambda: TaskPlugin = async (ctx) => {
   const started = Date.now();
   try {
     const res = await untilAborted(
-      lambdaClient().send(
+      ctx.clients.lambda.send(
         new InvokeCommand({
           FunctionName: task.functionName,
           InvocationType: "RequestResponse",

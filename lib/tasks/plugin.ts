@@ -1,8 +1,12 @@
 /**
  * Task plugins: what runs a task of one type on a worker (DolphinScheduler's task plugins).
  */
+import type { AwsClients } from "../aws/clients.js";
 import type { WorkerTaskDefinition } from "../core/model.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
+
+/** The AWS clients task plugins call: Lambda (LAMBDA tasks) and Step Functions (STEP_FUNCTIONS). */
+export type TaskClients = Pick<AwsClients, "lambda" | "sfn">;
 
 export interface TaskRunContext {
   /** The task with `${name}` and `$[...]` already substituted (SHELL: shell-quoted). */
@@ -20,6 +24,8 @@ export interface TaskRunContext {
   signal: AbortSignal;
   /** A fresh, empty working directory for this attempt. */
   workDir: string;
+  /** The worker's AWS clients (its runtime's bundle). */
+  clients: TaskClients;
   /** Reports a warning (a WARN timeout): logged and kept on the task instance; the task goes on. */
   warn?: (message: string) => void;
   /**

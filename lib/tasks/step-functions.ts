@@ -17,10 +17,10 @@ import { createHash } from "node:crypto";
 import {
   DescribeExecutionCommand,
   type DescribeExecutionCommandOutput,
+  type SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { sfnClient } from "../aws/clients.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
 import {
   AbortedError,
@@ -123,6 +123,7 @@ function transient(e: unknown): boolean {
 }
 
 async function stopExecution(
+  client: SFNClient,
   log: TaskLogWriter,
   executionArn: string,
   error: string,
@@ -131,7 +132,7 @@ async function stopExecution(
   const signal = AbortSignal.timeout(STOP_TIMEOUT_MS);
   try {
     await untilAborted(
-      sfnClient().send(new StopExecutionCommand({ executionArn, error, cause }), {
+      client.send(new StopExecutionCommand({ executionArn, error, cause }), {
         abortSignal: signal,
       }),
       signal,
@@ -200,7 +201,7 @@ export const runStepFunctions: TaskPlugin = async (ctx) => {
     );
   // Known before StartExecution answers: a kill during the call can still stop the execution.
   let executionArn = executionArnFor(task.stateMachineArn, name);
-  const client = sfnClient();
+  const client = ctx.clients.sfn;
   const timeoutS = task.timeoutSeconds;
   const warnOnly = task.timeoutStrategy === "WARN";
   const timedOut = new AbortController();
@@ -221,7 +222,7 @@ export const runStepFunctions: TaskPlugin = async (ctx) => {
   // an execution that is someone else's is never stopped.
   let ours = true;
   const stop = async (error: string, cause: string) => {
-    if (ours) await stopExecution(log, executionArn, error, cause);
+    if (ours) await stopExecution(client, log, executionArn, error, cause);
     else log.write("shoal: the execution was not found to be this attempt's; not stopping it");
   };
   try {

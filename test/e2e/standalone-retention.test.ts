@@ -65,13 +65,20 @@ describe("standalone retention", () => {
       const gone = await runOne(tiny, tinyDir);
       expect(existsSync(gone.logs)).toBe(true);
       const url = tiny.url;
-      await until(async () => (await api(url, "GET", `/v1/instances/${gone.id}`)).status === 404, {
-        timeoutMs: 15_000,
-        what: "the expired instance to be deleted",
-      });
+      // One sweep deletes the instance first (it answers 404 from then on), then its attempts and
+      // files: wait for the sweep to finish, not just to begin.
+      const workDir = join(tinyDir, "work", "kept-or-not", gone.id);
+      await until(
+        async () =>
+          (await api(url, "GET", `/v1/instances/${gone.id}`)).status === 404 &&
+          (await gone.attempts()).status === 404 &&
+          !existsSync(gone.logs) &&
+          !existsSync(workDir),
+        { timeoutMs: 15_000, what: "the expired instance, its attempts and files to be deleted" },
+      );
       expect((await gone.attempts()).status).toBe(404);
       expect(existsSync(gone.logs)).toBe(false);
-      expect(existsSync(join(tinyDir, "work", "kept-or-not", gone.id))).toBe(false);
+      expect(existsSync(workDir)).toBe(false);
 
       // Meanwhile, for as long, the --keep-all standalone wrote no expiry and deleted nothing.
       expect((await api(keeping.url, "GET", `/v1/instances/${kept.id}`)).status).toBe(200);

@@ -3,29 +3,33 @@
  * the dispatcher and worker of the server `startApiServer()` started (api-client.ts).
  */
 import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import type { SQSRecord } from "aws-lambda";
 import { expect } from "vitest";
-import { sqsClient } from "../../lib/aws/clients.js";
-import type { SqsRecord } from "../../lib/engine/lambda-events.js";
 import type { EventMessage, TaskMessage } from "../../lib/queue/messages.js";
+import { LOCAL_ACCOUNT } from "../../lib/standalone/lambda-events.js";
 import { apiServer, get, post } from "./api-client.js";
+import { testClients } from "./aws-env.js";
 import { until } from "./poll.js";
 
 let seq = 0;
-export function sqsRecord(body: string, groupId?: string, queueName = "events.fifo"): SqsRecord {
+export function sqsRecord(body: string, groupId?: string, queueName = "events.fifo"): SQSRecord {
   seq++;
+  const now = String(Date.now());
   return {
     messageId: `msg-${seq}`,
     receiptHandle: `rh-${seq}`,
     body,
     attributes: {
       ApproximateReceiveCount: "1",
-      SentTimestamp: String(Date.now()),
+      SentTimestamp: now,
+      SenderId: LOCAL_ACCOUNT,
+      ApproximateFirstReceiveTimestamp: now,
       ...(groupId ? { MessageGroupId: groupId, MessageDeduplicationId: `d-${seq}` } : {}),
     },
     messageAttributes: {},
     md5OfBody: "",
     eventSource: "aws:sqs",
-    eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queueName}`,
+    eventSourceARN: `arn:aws:sqs:us-east-1:${LOCAL_ACCOUNT}:${queueName}`,
     awsRegion: "us-east-1",
   };
 }
@@ -45,11 +49,11 @@ export async function startInstance(instanceId: string): Promise<void> {
 /** Receives the task message the dispatcher sent for this instance from the task queues. */
 export async function receiveTask(
   instanceId: string,
-): Promise<{ record: SqsRecord; msg: TaskMessage }> {
+): Promise<{ record: SQSRecord; msg: TaskMessage }> {
   return until(
     async () => {
       for (const url of apiServer().aws.taskUrls) {
-        const r = await sqsClient().send(
+        const r = await testClients().sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: url,
             MaxNumberOfMessages: 10,
@@ -59,7 +63,7 @@ export async function receiveTask(
         for (const m of r.Messages ?? []) {
           const msg = JSON.parse(m.Body ?? "{}") as TaskMessage;
           if (msg.instanceId !== instanceId) continue;
-          await sqsClient().send(
+          await testClients().sqs.send(
             new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }),
           );
           const queueName = url.split("/").pop() ?? url;

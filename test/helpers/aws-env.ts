@@ -1,36 +1,78 @@
 /**
- * Points this test file's AWS clients at the shared emulators and creates a private set of
- * tables and queues (unique prefix), so test files never see each other's data.
+ * This test file's AWS on the shared emulators (started by global-setup.ts): the configuration
+ * that points at them, one bundle of clients, and a private set of tables and queues (unique
+ * prefix), so test files never see each other's data. Nothing here touches `process.env`.
  */
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import { dynamoClient, resetClients, sqsClient } from "../../lib/aws/clients.js";
-import { loadConfig, type ShoalConfig } from "../../lib/aws/config.js";
-import { ensureEventsQueue, ensureTables, ensureTaskQueues } from "../../lib/aws/resources.js";
+import { type AwsClients, createAwsClients } from "../../lib/aws/clients.js";
+import { type AwsConfig, configFromEnv, ENV, type ShoalConfig } from "../../lib/aws/config.js";
+import {
+  ensureEventsQueue,
+  ensureTables,
+  ensureTaskQueues,
+} from "../../lib/standalone/provision.js";
 
 export interface TestAws {
   config: ShoalConfig;
+  /** The file's clients ({@link testClients}). */
+  clients: AwsClients;
   eventsUrl: string;
   taskUrls: string[];
 }
 
-export async function useTestAws(overrides: Record<string, string> = {}): Promise<TestAws> {
-  Object.assign(process.env, {
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "test",
-    AWS_SECRET_ACCESS_KEY: "test",
-    AWS_ENDPOINT_URL_DYNAMODB: inject("dynamodbEndpoint"),
-    AWS_ENDPOINT_URL_SQS: inject("sqsEndpoint"),
-    SHOAL_PREFIX: `t${randomUUID().slice(0, 8)}`,
-    SHOAL_QUIET: "true",
+/** The emulators' endpoints, with the dummy credentials they accept. */
+export function testAwsConfig(): AwsConfig {
+  return {
+    region: "us-east-1",
+    endpoints: { dynamodb: inject("dynamodbEndpoint"), sqs: inject("sqsEndpoint") },
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  };
+}
+
+let clients: AwsClients | undefined;
+
+/** The clients of this test file, on the emulators (built on first use, one bundle per file). */
+export function testClients(): AwsClients {
+  clients ??= createAwsClients(testAwsConfig());
+  return clients;
+}
+
+/**
+ * A configuration on the emulators with a fresh prefix (defaults otherwise, logs quiet), and its
+ * tables and queues created.
+ * @param overrides settings that differ (e.g. `dataDir`).
+ */
+export async function useTestAws(overrides: Partial<ShoalConfig> = {}): Promise<TestAws> {
+  const config: ShoalConfig = {
+    ...configFromEnv({ [ENV.prefix]: `t${randomUUID().slice(0, 8)}`, [ENV.quiet]: "true" }),
+    aws: testAwsConfig(),
     ...overrides,
-  });
-  resetClients();
-  const config = loadConfig();
-  await ensureTables(dynamoClient() as never, config.tables);
-  const eventsUrl = await ensureEventsQueue(sqsClient(), config.prefix);
-  const taskUrls = await ensureTaskQueues(sqsClient(), config.prefix, "default");
-  return { config: { ...config, eventsQueueUrl: eventsUrl }, eventsUrl, taskUrls };
+  };
+  const aws = testClients();
+  await ensureTables(aws.dynamo, config.tables);
+  const eventsUrl = await ensureEventsQueue(aws.sqs, config.prefix);
+  const taskUrls = await ensureTaskQueues(aws.sqs, config.prefix, "default");
+  return { config: { ...config, eventsQueueUrl: eventsUrl }, clients: aws, eventsUrl, taskUrls };
+}
+
+/**
+ * The environment a Lambda function of this configuration gets (what the CDK stack and the
+ * SDK's chain would set): for running the Lambda bundles, which read their environment.
+ */
+export function lambdaEnvironment(aws: TestAws): Record<string, string> {
+  const { config } = aws;
+  return {
+    AWS_REGION: config.aws.region ?? "us-east-1",
+    AWS_ACCESS_KEY_ID: config.aws.credentials?.accessKeyId ?? "",
+    AWS_SECRET_ACCESS_KEY: config.aws.credentials?.secretAccessKey ?? "",
+    AWS_ENDPOINT_URL_DYNAMODB: config.aws.endpoints.dynamodb ?? "",
+    AWS_ENDPOINT_URL_SQS: config.aws.endpoints.sqs ?? "",
+    [ENV.prefix]: config.prefix,
+    [ENV.dataDir]: config.dataDir,
+    [ENV.eventsQueueUrl]: aws.eventsUrl,
+    [ENV.quiet]: String(config.quiet),
+  };
 }
 
 /**

@@ -1,13 +1,14 @@
 /** Receiving SQS messages as the Lambda event records the handlers take (for driving handlers by hand). */
 import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import { sqsClient } from "../../lib/aws/clients.js";
-import type { SqsRecord } from "../../lib/engine/lambda-events.js";
+import type { SQSRecord } from "aws-lambda";
+import { LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
+import { testClients } from "./aws-env.js";
 
 export async function receiveRecords(
   url: string,
   opts: { max?: number; waitSeconds?: number } = {},
-): Promise<SqsRecord[]> {
-  const r = await sqsClient().send(
+): Promise<SQSRecord[]> {
+  const r = await testClients().sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: url,
       MaxNumberOfMessages: opts.max ?? 10,
@@ -15,27 +16,13 @@ export async function receiveRecords(
       MessageSystemAttributeNames: ["All"],
     }),
   );
-  const name = url.split("/").pop() ?? "";
-  return (r.Messages ?? []).map((m) => ({
-    messageId: m.MessageId ?? "",
-    receiptHandle: m.ReceiptHandle ?? "",
-    body: m.Body ?? "",
-    attributes: {
-      ApproximateReceiveCount: "1",
-      SentTimestamp: "0",
-      ...(m.Attributes as Record<string, string>),
-    },
-    messageAttributes: {},
-    md5OfBody: m.MD5OfBody ?? "",
-    eventSource: "aws:sqs",
-    eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${name}`,
-    awsRegion: "us-east-1",
-  }));
+  const arn = `arn:aws:sqs:us-east-1:${LOCAL_ACCOUNT}:${url.split("/").pop() ?? ""}`;
+  return (r.Messages ?? []).map((m) => sqsRecordOf(m, arn, "us-east-1", 0));
 }
 
-export async function deleteRecords(url: string, records: SqsRecord[]): Promise<void> {
+export async function deleteRecords(url: string, records: SQSRecord[]): Promise<void> {
   for (const r of records) {
-    await sqsClient().send(
+    await testClients().sqs.send(
       new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: r.receiptHandle }),
     );
   }

@@ -6,8 +6,7 @@
  */
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { sqsClient } from "../../lib/aws/clients.js";
-import { ensureTaskQueues } from "../../lib/aws/resources.js";
+import { ensureTaskQueues } from "../../lib/standalone/provision.js";
 import {
   apiServer,
   createWorkflow,
@@ -19,12 +18,13 @@ import {
   stopApiServer,
 } from "../helpers/api-client.js";
 import { dispatch, receiveTask, startInstance } from "../helpers/api-engine.js";
+import { testClients } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 
 beforeAll(async () => {
   const s = await startApiServer();
   // The test's queues: "default" exists; "gpu" is a group no worker polls.
-  await ensureTaskQueues(sqsClient(), s.aws.config.prefix, "gpu");
+  await ensureTaskQueues(testClients().sqs, s.aws.config.prefix, "gpu");
 });
 afterAll(stopApiServer);
 
@@ -217,11 +217,11 @@ describe("explain: busy workers, ECS groups, what it reads", () => {
       workers: [{ worker: "busy-worker", used: 1, slots: 1, held: 1 }],
     });
     // Its message received by that worker (in flight, nothing visible): said so.
-    const urls = await ensureTaskQueues(sqsClient(), apiServer().aws.config.prefix, "gpu");
+    const urls = await ensureTaskQueues(testClients().sqs, apiServer().aws.config.prefix, "gpu");
     await until(
       async () => {
         for (const url of urls) {
-          const r = await sqsClient().send(
+          const r = await testClients().sqs.send(
             new ReceiveMessageCommand({
               QueueUrl: url,
               MaxNumberOfMessages: 10,
@@ -248,7 +248,7 @@ describe("explain: busy workers, ECS groups, what it reads", () => {
   });
 
   it("an ECS group without a worker: the service starts one, not 'shoal worker'", async () => {
-    await ensureTaskQueues(sqsClient(), apiServer().aws.config.prefix, "ecs");
+    await ensureTaskQueues(testClients().sqs, apiServer().aws.config.prefix, "ecs");
     apiServer().rt.api.ecsWorkerGroup = "ecs";
     try {
       await createWorkflow("on-ecs", {

@@ -159,7 +159,7 @@ describe("instances", () => {
     });
   });
 
-  // API-v1.md: "Unknown fields in a body are a 400, not silently dropped."
+  // docs/api.md "Conventions": "Unknown fields in a body are a 400, never dropped silently."
   // Regression: this once failed (see git history for the bug it pinned).
   it("stop: 400 for an unknown field in the body, and nothing stopped", async () => {
     const id = await startRun("inst");
@@ -224,8 +224,8 @@ describe("instances", () => {
     expect(listed.body.items[0]).toMatchObject({ workflow: "busy", state: "RUNNING" });
   });
 
-  // API-v1.md: "DELETE … 409 while any of its instances is not finished". A run the dispatcher has
-  // not picked up yet is SUBMITTED (GET /v1/instances/{id} says so), i.e. not finished.
+  // docs/api.md "DELETE /v1/workflows/{name}": 409 while an instance of it is not finished. A run
+  // the dispatcher has not picked up yet is SUBMITTED (GET /v1/instances/{id} says so).
   // Regression: this once failed (see git history for the bug it pinned).
   it("DELETE a workflow whose only instance is still SUBMITTED → 409", async () => {
     await createWorkflow("queued", oneTask());

@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NOT_STARTED_TOKEN } from "../../lib/api/instances.js";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import { DefinitionCache } from "../../lib/engine/definitions.js";
 import {
   apiServer,
@@ -23,6 +22,7 @@ import {
   stopApiServer,
 } from "../helpers/api-client.js";
 import { control, runNextTask, startInstance } from "../helpers/api-engine.js";
+import { testClients } from "../helpers/aws-env.js";
 import { runCli } from "../helpers/cli-run.js";
 
 beforeAll(async () => {
@@ -104,7 +104,7 @@ describe("an instance whose definition version cannot be read", () => {
     await runNextTask(id);
     // The version item removed under the API (a workflow deleted before versions were kept),
     // with a cache that never saw it.
-    await dynamoClient().send(
+    await testClients().dynamo.send(
       new DeleteCommand({
         TableName: apiServer().aws.config.tables.workflows,
         Key: { name: "vanishing", version: 1 },

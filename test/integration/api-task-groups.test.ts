@@ -4,6 +4,8 @@
  * contract's error body. Checks status codes, bodies, 400/404/409/413/415, and that a refused
  * request wrote nothing.
  */
+
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
 import { errorResult } from "../../lib/api/http.js";
 import {
@@ -12,12 +14,11 @@ import {
   listTaskGroups,
   putTaskGroup,
 } from "../../lib/api/task-groups.js";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import { ShoalError } from "../../lib/core/errors.js";
-import type { HttpApiEvent, HttpApiResult } from "../../lib/engine/lambda-events.js";
+import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import { DynamoTaskGroups } from "../../lib/store/dynamo-task-groups.js";
 import type { TaskGroupStore } from "../../lib/store/task-groups.js";
-import { useTestAws } from "../helpers/aws-env.js";
+import { testClients, useTestAws } from "../helpers/aws-env.js";
 
 const WRITES = ["putGroup", "deleteGroup", "takeSlot", "freeSlot", "putWaiter", "deleteWaiter"];
 
@@ -28,7 +29,7 @@ const now = () => clock;
 
 beforeAll(async () => {
   const aws = await useTestAws();
-  const real = new DynamoTaskGroups(dynamoClient(), aws.config.tables.taskGroups);
+  const real = new DynamoTaskGroups(testClients().dynamo, aws.config.tables.taskGroups);
   // Counts every write the handlers make, so a refused request can be shown to change nothing.
   store = new Proxy(real, {
     get(target, prop, receiver) {
@@ -47,25 +48,20 @@ function event(
   path: string,
   body?: unknown,
   opts: { query?: string; contentType?: string; raw?: string } = {},
-): HttpApiEvent {
-  return {
-    version: "2.0",
-    routeKey: "$default",
-    rawPath: path,
+): APIGatewayProxyEventV2 {
+  return httpApiEvent({
+    method,
+    path,
     rawQueryString: opts.query ?? "",
-    headers: { "content-type": opts.contentType ?? "application/json" },
+    headers: { "content-type": opts.contentType ?? "application/json", "user-agent": "test" },
     ...(opts.raw !== undefined
       ? { body: opts.raw }
       : body !== undefined
         ? { body: JSON.stringify(body) }
         : {}),
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method, path, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "test" },
-      requestId: "r",
-      timeEpoch: clock,
-    },
-  };
+    requestId: "r",
+    timeEpoch: clock,
+  });
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
@@ -77,10 +73,10 @@ interface Answer {
 }
 
 /** What handleApiEvent does for these routes: dispatch, and shape a ShoalError. */
-async function call(e: HttpApiEvent): Promise<Answer> {
+async function call(e: APIGatewayProxyEventV2): Promise<Answer> {
   const method = e.requestContext.http.method;
   const m = /^\/v1\/task-groups(?:\/([^/]+))?$/.exec(e.rawPath);
-  let r: HttpApiResult;
+  let r: APIGatewayProxyStructuredResultV2;
   try {
     if (!m) throw new Error(`no route ${e.rawPath}`);
     const name = m[1] === undefined ? undefined : decodeURIComponent(m[1]);
@@ -93,7 +89,7 @@ async function call(e: HttpApiEvent): Promise<Answer> {
     if (!(err instanceof ShoalError)) throw err;
     r = errorResult(err);
   }
-  return { status: r.statusCode, body: r.body ? JSON.parse(r.body) : undefined };
+  return { status: r.statusCode ?? 200, body: r.body ? JSON.parse(r.body) : undefined };
 }
 
 const put = (name: string, body: unknown, opts?: Parameters<typeof event>[3]) =>

@@ -3,11 +3,13 @@
  * test/helpers/api-client.ts): each is checked for its status, `error.code`, message and
  * `details[].path`, on a new name and on an existing workflow, and that it changed nothing.
  */
+
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../lib/api/http.js";
 import { handleApiEvent } from "../../lib/api/router.js";
-import type { HttpApiEvent } from "../../lib/engine/lambda-events.js";
 import type { Runtime } from "../../lib/runtime/runtime.js";
+import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import {
   changesNothing,
   createWorkflow,
@@ -383,26 +385,16 @@ describe("PUT /v1/workflows/{name}", () => {
     it("413 from the handler itself (API Gateway path, no standalone server in front)", async () => {
       const command = `echo ${"x".repeat(MAX_BODY_BYTES)}`;
       const huge = JSON.stringify({ tasks: [{ code: "a", type: "SHELL", command }] });
-      const event: HttpApiEvent = {
-        version: "2.0",
-        routeKey: "$default",
-        rawPath: "/v1/workflows/never-created",
-        rawQueryString: "",
+      const event: APIGatewayProxyEventV2 = httpApiEvent({
+        method: "PUT",
+        path: "/v1/workflows/never-created",
         headers: { "content-type": "application/json" },
         body: Buffer.from(huge).toString("base64"),
         isBase64Encoded: true,
-        requestContext: {
-          http: {
-            method: "PUT",
-            path: "/v1/workflows/never-created",
-            protocol: "HTTP/1.1",
-            sourceIp: "",
-            userAgent: "",
-          },
-          requestId: "r",
-          timeEpoch: Date.now(),
-        },
-      };
+        sourceIp: "",
+        requestId: "r",
+        timeEpoch: Date.now(),
+      });
       await changesNothing(async () => {
         const r = await handleApiEvent(rt.api, event);
         expect(r.statusCode).toBe(413);
@@ -419,8 +411,8 @@ describe("PUT /v1/workflows/{name}", () => {
       expect((await del("/v1/workflows/exactly-max")).status).toBe(204);
     });
 
-    // API-v1.md: "413 (body or field too large)". A SHELL command over its 64 KiB limit is a field
-    // that is too large.
+    // docs/api.md "Errors": 413 when every problem found is a size limit. A SHELL command over its
+    // 64 KiB limit is a field that is too large.
     // Regression: this once failed (see git history for the bug it pinned).
     it("413 for a field over its size limit (a 65 KiB command)", async () => {
       await rejectsOnBoth(

@@ -217,7 +217,7 @@ describe("GET /v1/workflows[/{name}]", () => {
     expect(versions).toMatchObject({ name: "versions", version: 2, releaseState: "ONLINE" });
   });
 
-  // API-v1.md: "a response has items and, when more exist, nextToken".
+  // docs/api.md "Conventions": "A response has `items` and, when more items exist, `nextToken`."
   // Regression: this once failed (see git history for the bug it pinned).
   it("list: no nextToken when the page holds the last items", async () => {
     const all = await allWorkflows();

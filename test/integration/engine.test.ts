@@ -5,29 +5,24 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleApiEvent } from "../../lib/api/router.js";
-import type { HttpApiEvent } from "../../lib/engine/lambda-events.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
+import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
 
-function request(method: string, path: string, body?: unknown): HttpApiEvent {
-  return {
-    version: "2.0",
-    routeKey: "$default",
-    rawPath: path,
-    rawQueryString: "",
-    headers: { "content-type": "application/json" },
+function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
+  return httpApiEvent({
+    method,
+    path,
+    headers: { "content-type": "application/json", "user-agent": "test" },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method, path, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "test" },
-      requestId: "r",
-      timeEpoch: 0,
-    },
-  };
+    requestId: "r",
+    timeEpoch: 0,
+  });
 }
 
 describe("duplicate and concurrent deliveries", () => {
@@ -169,13 +164,10 @@ describe("duplicate and concurrent deliveries", () => {
 
 describe("failover survives a lost event", () => {
   it("keeps a failed-over attempt in the lease index until its event was sent", async () => {
-    await useTestAws();
+    const aws = await useTestAws();
     const { createRuntime: create } = await import("../../lib/runtime/runtime.js");
     const { Sweeper } = await import("../../lib/engine/sweeper.js");
-    const rt = create({
-      ...(await import("../../lib/aws/config.js")).loadConfig(),
-      dataDir: mkdtempSync(join(tmpdir(), "shoal-fo-")),
-    });
+    const rt = create({ ...aws.config, dataDir: mkdtempSync(join(tmpdir(), "shoal-fo-")) });
     const store = rt.api.store;
     const key = { instanceId: "fo", code: "t", attempt: 1 };
     await store.putTaskInstance({

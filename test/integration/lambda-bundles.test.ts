@@ -14,18 +14,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { App } from "aws-cdk-lib";
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  SQSBatchResponse,
+  SQSEvent,
+} from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ShoalStack } from "../../cdk/shoal-stack.js";
-import { sqsClient } from "../../lib/aws/clients.js";
-import type {
-  HttpApiEvent,
-  HttpApiResult,
-  SqsBatchResponse,
-  SqsEvent,
-} from "../../lib/engine/lambda-events.js";
 import { startHttpServer } from "../../lib/standalone/http-server.js";
 import { QueuePoller } from "../../lib/standalone/poller.js";
-import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { lambdaEnvironment, type TestAws, testClients, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 import { api, REPO } from "../helpers/standalone.js";
 
@@ -41,8 +40,9 @@ describe("the Lambda bundles of the stack, on the emulators", () => {
   const bundles: Record<string, Bundle> = {};
 
   beforeAll(async () => {
-    aws = await useTestAws({ SHOAL_DATA_DIR: mkdtempSync(join(tmpdir(), "shoal-bundles-")) });
-    process.env.SHOAL_EVENTS_QUEUE_URL = aws.eventsUrl;
+    aws = await useTestAws({ dataDir: mkdtempSync(join(tmpdir(), "shoal-bundles-")) });
+    // The bundles read their configuration from the environment, as on Lambda.
+    Object.assign(process.env, lambdaEnvironment(aws));
     // Inside the repository, so the bundles resolve @aws-sdk/* (external, as in the Lambda
     // runtime) from its node_modules.
     outdir = join(REPO, "cdk.out", `bundles-${randomUUID().slice(0, 8)}`);
@@ -64,32 +64,33 @@ describe("the Lambda bundles of the stack, on the emulators", () => {
     }
     const started = await startHttpServer(
       0,
-      (e: HttpApiEvent) => bundles.api?.handler(e) as Promise<HttpApiResult>,
+      (e: APIGatewayProxyEventV2) =>
+        bundles.api?.handler(e) as Promise<APIGatewayProxyStructuredResultV2>,
     );
     server = started.server;
     base = `http://127.0.0.1:${started.port}`;
     const onError = (e: unknown) => console.error("poller:", e);
     pollers.push(
       new QueuePoller({
-        sqs: sqsClient(),
+        sqs: testClients().sqs,
         queueUrls: [aws.eventsUrl],
         slots: 10,
         batchSize: 10,
         waitSeconds: 1,
         region: "us-east-1",
         fifo: true,
-        handler: (e: SqsEvent) => bundles.dispatcher?.handler(e) as Promise<SqsBatchResponse>,
+        handler: (e: SQSEvent) => bundles.dispatcher?.handler(e) as Promise<SQSBatchResponse>,
         onError,
       }),
       new QueuePoller({
-        sqs: sqsClient(),
+        sqs: testClients().sqs,
         queueUrls: aws.taskUrls,
         slots: 2,
         batchSize: 1,
         waitSeconds: 1,
         region: "us-east-1",
         receiveVisibilitySeconds: 30,
-        handler: (e: SqsEvent) => bundles.worker?.handler(e) as Promise<SqsBatchResponse>,
+        handler: (e: SQSEvent) => bundles.worker?.handler(e) as Promise<SQSBatchResponse>,
         onError,
       }),
     );

@@ -5,31 +5,31 @@
  * real. Schedules and the fire ledger: schedule-stores.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
+import type { BackfillRecord, BackfillStore, BackfillSummary } from "../../lib/store/backfills.js";
 import { DynamoBackfills } from "../../lib/store/dynamo-backfills.js";
 import { DynamoLeases } from "../../lib/store/dynamo-leases.js";
 import { DynamoTriggers } from "../../lib/store/dynamo-triggers.js";
-import type {
-  BackfillRecord,
-  BackfillStore,
-  BackfillSummary,
-  LeaseStore,
-  TriggerRecord,
-  TriggerStore,
-} from "../../lib/store/schedules.js";
-import { sharedTables } from "../helpers/aws-env.js";
+import type { LeaseStore } from "../../lib/store/leases.js";
+import type { TriggerRecord, TriggerStore } from "../../lib/store/triggers.js";
+import { sharedTables, testClients } from "../helpers/aws-env.js";
 import { eventually } from "../helpers/poll.js";
 
 const tables = sharedTables();
 
 const leaseStores: Array<[string, () => Promise<LeaseStore>]> = [
-  ["DynamoLeases", async () => new DynamoLeases(dynamoClient(), (await tables()).leases)],
+  ["DynamoLeases", async () => new DynamoLeases(testClients().dynamo, (await tables()).leases)],
 ];
 const backfillStores: Array<[string, () => Promise<BackfillStore>]> = [
-  ["DynamoBackfills", async () => new DynamoBackfills(dynamoClient(), (await tables()).backfills)],
+  [
+    "DynamoBackfills",
+    async () => new DynamoBackfills(testClients().dynamo, (await tables()).backfills),
+  ],
 ];
 const triggerStores: Array<[string, () => Promise<TriggerStore>]> = [
-  ["DynamoTriggers", async () => new DynamoTriggers(dynamoClient(), (await tables()).triggers)],
+  [
+    "DynamoTriggers",
+    async () => new DynamoTriggers(testClients().dynamo, (await tables()).triggers),
+  ],
 ];
 
 const T0 = 1_700_000_000_000;

@@ -1,10 +1,10 @@
 /** SqsQueues against fauxqs through the real AWS SDK: batching limits and coalescing. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { requestCounts, sqsClient } from "../../lib/aws/clients.js";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";
 import { type TaskMessage, taskEventsOf } from "../../lib/queue/messages.js";
 import { SqsQueues } from "../../lib/queue/sqs-queues.js";
-import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { queueCreator } from "../../lib/standalone/provision.js";
+import { type TestAws, testClients, useTestAws } from "../helpers/aws-env.js";
 import { receiveRecords } from "../helpers/sqs.js";
 
 describe("SqsQueues", () => {
@@ -12,10 +12,10 @@ describe("SqsQueues", () => {
   let queues: SqsQueues;
   beforeAll(async () => {
     aws = await useTestAws();
-    queues = new SqsQueues(sqsClient(), {
+    queues = new SqsQueues(testClients().sqs, {
       prefix: aws.config.prefix,
       eventsQueueUrl: aws.eventsUrl,
-      autoCreateQueues: true,
+      createQueues: queueCreator(testClients().sqs, aws.config.prefix),
       coalesce: true,
     });
   });
@@ -58,7 +58,7 @@ describe("SqsQueues", () => {
   });
 
   it("coalesces events sent close together into few requests, each call settling", async () => {
-    const before = requestCounts.get("SQS.SendMessageBatch") ?? 0;
+    const before = testClients().counter.counts.get("SQS.SendMessageBatch") ?? 0;
     await Promise.all(
       Array.from({ length: 25 }, (_, i) =>
         queues.sendEvents([
@@ -66,7 +66,7 @@ describe("SqsQueues", () => {
         ]),
       ),
     );
-    const used = (requestCounts.get("SQS.SendMessageBatch") ?? 0) - before;
+    const used = (testClients().counter.counts.get("SQS.SendMessageBatch") ?? 0) - before;
     expect(used).toBeLessThanOrEqual(6);
     const seen = new Set<string>();
     for (let i = 0; i < 20 && seen.size < 25; i++) {

@@ -5,13 +5,12 @@
  */
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import type { ShoalConfig } from "../../lib/aws/config.js";
 import { TTL_ATTRIBUTE } from "../../lib/aws/resources.js";
 import { DynamoFires } from "../../lib/store/dynamo-fires.js";
 import { DynamoStore, taskKey } from "../../lib/store/dynamo-store.js";
 import type { InstanceRecord } from "../../lib/store/records.js";
-import { useTestAws } from "../helpers/aws-env.js";
+import { testClients, useTestAws } from "../helpers/aws-env.js";
 import { instanceRecord } from "../helpers/records.js";
 
 const DAYS = 2;
@@ -26,11 +25,11 @@ describe("retention of finished items (TTL attribute)", () => {
   let store: DynamoStore;
   beforeAll(async () => {
     config = (await useTestAws()).config;
-    store = new DynamoStore(dynamoClient(), config.tables, { retentionDays: DAYS });
+    store = new DynamoStore(testClients().dynamo, config.tables, { retentionDays: DAYS });
   });
 
   const raw = async (table: string, key: Record<string, unknown>) =>
-    (await dynamoClient().send(new GetCommand({ TableName: table, Key: key }))).Item ?? {};
+    (await testClients().dynamo.send(new GetCommand({ TableName: table, Key: key }))).Item ?? {};
 
   it("a finished instance expires retentionDays after it ended; a rerun drops the attribute", async () => {
     const inst = instance("ttl-1", { state: "RUNNING", createdAt: END - 60_000 });
@@ -90,7 +89,7 @@ describe("retention of finished items (TTL attribute)", () => {
   });
 
   it("a fire-ledger entry expires retentionDays after its nominal time", async () => {
-    const fires = new DynamoFires(dynamoClient(), config.tables.fires, DAYS);
+    const fires = new DynamoFires(testClients().dynamo, config.tables.fires, DAYS);
     await fires.putFire({
       scheduleId: "s-ttl",
       nominalTime: END,
@@ -105,7 +104,7 @@ describe("retention of finished items (TTL attribute)", () => {
 
   it("a QUEUED_SERIAL entry carries no expiry while it waits; it expires retentionDays after it is decided", async () => {
     const DECIDED = END + 10 * 86_400_000;
-    const fires = new DynamoFires(dynamoClient(), config.tables.fires, DAYS, () => DECIDED);
+    const fires = new DynamoFires(testClients().dynamo, config.tables.fires, DAYS, () => DECIDED);
     const ttlOf = async (nominalTime: number) =>
       (await raw(config.tables.fires, { scheduleId: "s-queue", nominalTime }))[TTL_ATTRIBUTE];
     for (const nominalTime of [END, END + 1_000]) {
@@ -136,7 +135,7 @@ describe("retention of finished items (TTL attribute)", () => {
   });
 
   it("without retention nothing carries the attribute", async () => {
-    const keep = new DynamoStore(dynamoClient(), config.tables);
+    const keep = new DynamoStore(testClients().dynamo, config.tables);
     await keep.putInstance(instance("ttl-3", { state: "SUCCESS", endedAt: END }));
     expect((await raw(config.tables.instances, { instanceId: "ttl-3" }))[TTL_ATTRIBUTE]).toBe(
       undefined,

@@ -5,25 +5,23 @@
  * Leases, backfills and triggers: lease-backfill-trigger-stores.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import { DynamoFires } from "../../lib/store/dynamo-fires.js";
 import { DynamoSchedules } from "../../lib/store/dynamo-schedules.js";
-import type {
-  FireRecord,
-  FireStore,
-  ScheduleRecord,
-  ScheduleStore,
-} from "../../lib/store/schedules.js";
-import { sharedTables } from "../helpers/aws-env.js";
+import type { FireRecord, FireStore } from "../../lib/store/fires.js";
+import type { ScheduleRecord, ScheduleStore } from "../../lib/store/schedules.js";
+import { sharedTables, testClients } from "../helpers/aws-env.js";
 import { eventually } from "../helpers/poll.js";
 
 const tables = sharedTables();
 
 const scheduleStores: Array<[string, () => Promise<ScheduleStore>]> = [
-  ["DynamoSchedules", async () => new DynamoSchedules(dynamoClient(), (await tables()).schedules)],
+  [
+    "DynamoSchedules",
+    async () => new DynamoSchedules(testClients().dynamo, (await tables()).schedules),
+  ],
 ];
 const fireStores: Array<[string, () => Promise<FireStore>]> = [
-  ["DynamoFires", async () => new DynamoFires(dynamoClient(), (await tables()).fires)],
+  ["DynamoFires", async () => new DynamoFires(testClients().dynamo, (await tables()).fires)],
 ];
 
 const T0 = 1_700_000_000_000;

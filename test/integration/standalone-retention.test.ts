@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import type { ShoalConfig } from "../../lib/aws/config.js";
 import { TTL_ATTRIBUTE } from "../../lib/aws/resources.js";
 import {
@@ -25,7 +24,7 @@ import { DynamoExpiredItems } from "../../lib/store/dynamo-expired.js";
 import { DynamoFires } from "../../lib/store/dynamo-fires.js";
 import { DynamoStore } from "../../lib/store/dynamo-store.js";
 import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../../lib/store/records.js";
-import { useTestAws } from "../helpers/aws-env.js";
+import { testClients, useTestAws } from "../helpers/aws-env.js";
 import { instanceRecord } from "../helpers/records.js";
 
 const DAY = 86_400_000;
@@ -56,8 +55,8 @@ describe("standalone's retention sweep", () => {
   let dataDir: string;
   beforeAll(async () => {
     config = (await useTestAws()).config;
-    store = new DynamoStore(dynamoClient(), config.tables, { retentionDays: 7 });
-    expired = new DynamoExpiredItems(dynamoClient(), config.tables);
+    store = new DynamoStore(testClients().dynamo, config.tables, { retentionDays: 7 });
+    expired = new DynamoExpiredItems(testClients().dynamo, config.tables);
     dataDir = mkdtempSync(join(tmpdir(), "shoal-retention-"));
   });
   /** One sweep at `at`, with the retention of the store (7 days). */
@@ -88,7 +87,7 @@ describe("standalone's retention sweep", () => {
     const recentFiles = files("recent");
     // An attempt a late worker wrote after its instance was deleted: it goes on its own.
     await store.putTaskInstance(task("ghost", "a", { endedAt: T0 }));
-    await new DynamoFires(dynamoClient(), config.tables.fires, 7).putFire({
+    await new DynamoFires(testClients().dynamo, config.tables.fires, 7).putFire({
       scheduleId: "s",
       nominalTime: T0,
       actualTime: T0,
@@ -180,7 +179,7 @@ describe("standalone's retention sweep", () => {
 
   it("never deletes a QUEUED_SERIAL fire-ledger entry, even one written with an expiry", async () => {
     // Written before queued entries carried no expiry.
-    await dynamoClient().send(
+    await testClients().dynamo.send(
       new PutCommand({
         TableName: config.tables.fires,
         Item: {
@@ -193,7 +192,7 @@ describe("standalone's retention sweep", () => {
         },
       }),
     );
-    const fires = new DynamoFires(dynamoClient(), config.tables.fires, 7);
+    const fires = new DynamoFires(testClients().dynamo, config.tables.fires, 7);
     await sweep(T0 + 50 * DAY);
     expect((await fires.getFire("s-queued", T0))?.decision).toBe("QUEUED_SERIAL");
     // Decided at last: it expires retention days after that.
@@ -250,7 +249,7 @@ describe("standalone's retention sweep", () => {
   });
 
   it("keeps everything when retention is off (--keep-all writes no expiry)", async () => {
-    const keepAll = new DynamoStore(dynamoClient(), config.tables);
+    const keepAll = new DynamoStore(testClients().dynamo, config.tables);
     await keepAll.putInstance(instance("kept", { state: "SUCCESS", endedAt: T0 - 365 * DAY }));
     await keepAll.putTaskInstance(task("kept", "a", { endedAt: T0 - 365 * DAY }));
     const keptFiles = files("kept");

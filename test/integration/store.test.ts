@@ -3,12 +3,11 @@
  * here on dynalite through the real AWS SDK). Each conditional write is checked both ways.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";
 import { DynamoStore } from "../../lib/store/dynamo-store.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../../lib/store/records.js";
 import type { Store } from "../../lib/store/store.js";
-import { useTestAws } from "../helpers/aws-env.js";
+import { testClients, useTestAws } from "../helpers/aws-env.js";
 import { instanceRecord } from "../helpers/records.js";
 
 const implementations: Array<[string, () => Promise<Store>]> = [
@@ -16,7 +15,7 @@ const implementations: Array<[string, () => Promise<Store>]> = [
     "DynamoStore",
     async () => {
       const aws = await useTestAws();
-      return new DynamoStore(dynamoClient(), aws.config.tables);
+      return new DynamoStore(testClients().dynamo, aws.config.tables);
     },
   ],
 ];

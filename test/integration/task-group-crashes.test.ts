@@ -8,7 +8,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import { grantTaskGroupSlot } from "../../lib/engine/task-dispatch.js";
 import { type OnGranted, TaskGroupGate } from "../../lib/engine/task-group-gate.js";
 import type { TaskMessage } from "../../lib/queue/messages.js";
@@ -20,7 +19,7 @@ import {
   type TaskGroupWaiter,
   type TaskGroupWaiterKey,
 } from "../../lib/store/task-groups.js";
-import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { type TestAws, testClients, useTestAws } from "../helpers/aws-env.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
 
 let seq = 0;
@@ -73,7 +72,7 @@ describe("task-group grants when the granter dies", () => {
   let aws: TestAws;
   beforeAll(async () => {
     aws = await useTestAws();
-    store = new DynamoTaskGroups(dynamoClient(), aws.config.tables.taskGroups);
+    store = new DynamoTaskGroups(testClients().dynamo, aws.config.tables.taskGroups);
   });
 
   it("claims a waiter for exactly one granter; a stale claim can be taken over; unclaim needs the token", async () => {

@@ -4,7 +4,6 @@
  * acquirers, grant order, idempotency, the lost-wakeup race, reconcile and lowered capacity.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import type { Priority } from "../../lib/core/model.js";
 import { type OnGranted, TaskGroupGate } from "../../lib/engine/task-group-gate.js";
 import { DynamoTaskGroups } from "../../lib/store/dynamo-task-groups.js";
@@ -15,7 +14,7 @@ import {
   type TaskGroupStore,
   type TaskGroupWaiter,
 } from "../../lib/store/task-groups.js";
-import { useTestAws } from "../helpers/aws-env.js";
+import { testClients, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 
 const implementations: Array<[string, () => Promise<TaskGroupStore>]> = [
@@ -23,7 +22,7 @@ const implementations: Array<[string, () => Promise<TaskGroupStore>]> = [
     "DynamoTaskGroups",
     async () => {
       const aws = await useTestAws();
-      return new DynamoTaskGroups(dynamoClient(), aws.config.tables.taskGroups);
+      return new DynamoTaskGroups(testClients().dynamo, aws.config.tables.taskGroups);
     },
   ],
 ];

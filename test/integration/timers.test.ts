@@ -3,17 +3,16 @@
  * DynamoDB, here on dynalite through the real AWS SDK). The conditional delete is checked both ways.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dynamoClient } from "../../lib/aws/clients.js";
 import { DynamoTimers } from "../../lib/store/dynamo-timers.js";
 import type { TimerRecord, TimerStore } from "../../lib/store/timers.js";
-import { useTestAws } from "../helpers/aws-env.js";
+import { testClients, useTestAws } from "../helpers/aws-env.js";
 
 const implementations: Array<[string, () => Promise<TimerStore>]> = [
   [
     "DynamoTimers",
     async () => {
       const aws = await useTestAws();
-      return new DynamoTimers(dynamoClient(), aws.config.tables.timers);
+      return new DynamoTimers(testClients().dynamo, aws.config.tables.timers);
     },
   ],
 ];

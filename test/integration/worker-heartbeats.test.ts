@@ -6,14 +6,13 @@
  */
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { dynamoClient, sqsClient } from "../../lib/aws/clients.js";
-import { ensureTaskQueues } from "../../lib/aws/resources.js";
 import { HEARTBEAT_INTERVAL_MS, WorkerHeartbeat } from "../../lib/engine/worker-heartbeat.js";
 import { SqsTaskQueueDepths } from "../../lib/queue/task-queue-depths.js";
+import { ensureTaskQueues } from "../../lib/standalone/provision.js";
 import { DynamoLeases } from "../../lib/store/dynamo-leases.js";
 import { DynamoWorkerHeartbeats } from "../../lib/store/dynamo-worker-heartbeats.js";
 import { FORGET_WORKER_MS, type WorkerHeartbeatStore } from "../../lib/store/worker-heartbeats.js";
-import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { type TestAws, testClients, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 
 let aws: TestAws;
@@ -24,7 +23,7 @@ beforeAll(async () => {
 const stores: Array<[string, () => WorkerHeartbeatStore]> = [
   [
     "DynamoWorkerHeartbeats",
-    () => new DynamoWorkerHeartbeats(dynamoClient(), aws.config.tables.leases),
+    () => new DynamoWorkerHeartbeats(testClients().dynamo, aws.config.tables.leases),
   ],
 ];
 
@@ -107,8 +106,8 @@ describe.each(stores)("%s conformance", (_name, make) => {
 
 describe("heartbeats share the leases table with leases", () => {
   it("a lease and a heartbeat of the same name stem do not meet", async () => {
-    const leases = new DynamoLeases(dynamoClient(), aws.config.tables.leases);
-    const beats = new DynamoWorkerHeartbeats(dynamoClient(), aws.config.tables.leases);
+    const leases = new DynamoLeases(testClients().dynamo, aws.config.tables.leases);
+    const beats = new DynamoWorkerHeartbeats(testClients().dynamo, aws.config.tables.leases);
     expect(await leases.claimLease("shared", "me", T0, 1_000)).toBeDefined();
     expect(await beats.recordPoll("shared", "w", T0, MINUTE)).toBe(true);
     expect((await leases.getLease("shared"))?.owner).toBe("me");
@@ -119,7 +118,7 @@ describe("heartbeats share the leases table with leases", () => {
 describe("WorkerHeartbeat (the worker side)", () => {
   /** The store, counting the writes made through it. */
   const counting = () => {
-    const store = new DynamoWorkerHeartbeats(dynamoClient(), aws.config.tables.leases);
+    const store = new DynamoWorkerHeartbeats(testClients().dynamo, aws.config.tables.leases);
     const seen = { writes: 0, forgets: 0 };
     const wrapped: WorkerHeartbeatStore = {
       recordPoll: (...args) => {
@@ -226,19 +225,23 @@ describe("WorkerHeartbeat (the worker side)", () => {
 
 describe("SqsTaskQueueDepths", () => {
   it("counts visible and in-flight messages per tier, and says when a group has no queues", async () => {
-    const depths = new SqsTaskQueueDepths(sqsClient(), aws.config.prefix);
+    const depths = new SqsTaskQueueDepths(testClients().sqs, aws.config.prefix);
     expect(await depths.depths("nosuchgroup")).toBe("missing");
-    const [highest, , medium] = await ensureTaskQueues(sqsClient(), aws.config.prefix, "depth");
+    const [highest, , medium] = await ensureTaskQueues(
+      testClients().sqs,
+      aws.config.prefix,
+      "depth",
+    );
     for (const [url, n] of [
       [highest, 2],
       [medium, 3],
     ] as const) {
       for (let i = 0; i < n; i++) {
-        await sqsClient().send(new SendMessageCommand({ QueueUrl: url, MessageBody: "{}" }));
+        await testClients().sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "{}" }));
       }
     }
     // A worker's prefetch: two MEDIUM messages received, held, not deleted.
-    const got = await sqsClient().send(
+    const got = await testClients().sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: medium,
         MaxNumberOfMessages: 2,

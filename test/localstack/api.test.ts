@@ -1,5 +1,5 @@
 /**
- * End-to-end suite of the HTTP API v1 (/work/shared/API-v1.md, docs/api.md) against the Shoal
+ * End-to-end suite of the HTTP API v1 (its contract: docs/api.md) against the Shoal
  * stack deployed on LocalStack (`npm run localstack:up && npm run localstack:deploy`, then
  * `npm run test:localstack`): the API, dispatcher, worker and sweeper Lambdas, SQS event
  * sources, the EventBridge sweeper rule and CloudWatch task logs, all as deployed. Requests

@@ -1,6 +1,6 @@
 /**
  * STEP_FUNCTIONS tasks: the plugin against a mocked Step Functions client (aws-sdk-client-mock
- * patches the prototype, so the shared client of lib/aws/clients.ts is mocked too), and its
+ * patches the prototype, so the client of the context's bundle is mocked too), and its
  * execution names, ARNs and poll intervals. Tasks are built past validation where a test needs
  * sub-second polls and timeouts.
  */
@@ -15,6 +15,7 @@ import {
 } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { createAwsClients } from "../../lib/aws/clients.js";
 import type { StepFunctionsTaskDefinition } from "../../lib/core/model.js";
 import { taskSchema } from "../../lib/core/validate-tasks.js";
 import type { TaskRunContext } from "../../lib/tasks/plugin.js";
@@ -25,6 +26,9 @@ import {
   runStepFunctions,
 } from "../../lib/tasks/step-functions.js";
 import { until } from "../helpers/poll.js";
+
+/** The plugins' clients (LAMBDA and STEP_FUNCTIONS: their SDK classes are mocked). */
+const CLIENTS = createAwsClients({ region: "us-east-1", endpoints: {} });
 
 const sfn = mockClient(SFNClient);
 beforeEach(() => sfn.reset());
@@ -66,6 +70,7 @@ function context(task: StepFunctionsTaskDefinition) {
     log: { write: (line) => lines.push(line), close: async () => {} },
     signal: kill.signal,
     workDir: "/nonexistent",
+    clients: CLIENTS,
     warn: (w) => warnings.push(w),
   };
   return { ctx, lines, warnings, kill };

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 /**
  * LAMBDA tasks: the plugin against a mocked Lambda client (aws-sdk-client-mock patches the
- * prototype, so the shared client of lib/aws/clients.ts is mocked too), JSON-aware parameter
+ * prototype, so the client of the context's bundle is mocked too), JSON-aware parameter
  * substitution, and the worker running LAMBDA task messages through its plugin table.
  * STEP_FUNCTIONS: aws-tasks-step-functions.test.ts; validation: aws-tasks-validate.test.ts.
  */
@@ -17,18 +17,22 @@ import {
 } from "@aws-sdk/client-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAwsClients } from "../../lib/aws/clients.js";
 import type { LambdaTaskDefinition, WorkerTaskDefinition } from "../../lib/core/model.js";
 import { ParamError } from "../../lib/core/params.js";
 import { taskSchema } from "../../lib/core/validate-tasks.js";
 import { Worker } from "../../lib/engine/worker.js";
 import type { TaskLogs } from "../../lib/logs/task-log.js";
 import type { EventMessage, TaskMessage } from "../../lib/queue/messages.js";
-import type { Queues } from "../../lib/queue/sqs-queues.js";
+import type { Queues } from "../../lib/queue/queues.js";
 import type { Store } from "../../lib/store/store.js";
 import { runLambda } from "../../lib/tasks/lambda.js";
 import type { TaskRunContext } from "../../lib/tasks/plugin.js";
 import { substituteJson, substituteTask } from "../../lib/tasks/substitute.js";
 import { until } from "../helpers/poll.js";
+
+/** The plugins' clients (LAMBDA and STEP_FUNCTIONS: their SDK classes are mocked). */
+const CLIENTS = createAwsClients({ region: "us-east-1", endpoints: {} });
 
 const lambda = mockClient(LambdaClient);
 beforeEach(() => lambda.reset());
@@ -62,6 +66,7 @@ function context(task: WorkerTaskDefinition) {
     log: { write: (line) => lines.push(line), close: async () => {} },
     signal: kill.signal,
     workDir: "/nonexistent",
+    clients: CLIENTS,
     warn: (w) => warnings.push(w),
   };
   return { ctx, lines, warnings, kill };
@@ -334,6 +339,7 @@ describe("the worker runs LAMBDA task messages", () => {
       leaseMs: 60_000,
       leaseRenewMs: 60_000,
       visibilityTimeoutSeconds: 60,
+      clients: CLIENTS,
     });
     const msg: TaskMessage = {
       instanceId: "inst-1",
@@ -352,7 +358,12 @@ describe("the worker runs LAMBDA task messages", () => {
       messageId: "m1",
       receiptHandle: "rh1",
       body: JSON.stringify(msg),
-      attributes: { ApproximateReceiveCount: "1", SentTimestamp: String(BASE_MS) },
+      attributes: {
+        ApproximateReceiveCount: "1",
+        SentTimestamp: String(BASE_MS),
+        SenderId: "000000000000",
+        ApproximateFirstReceiveTimestamp: String(BASE_MS),
+      },
       messageAttributes: {},
       md5OfBody: "",
       eventSource: "aws:sqs",

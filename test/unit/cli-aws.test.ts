@@ -20,14 +20,10 @@ import { Hash } from "@smithy/hash-node";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  configFilePath,
-  DEFAULT_ENDPOINT,
-  parseConfigFile,
-  resolveSettings,
-} from "../../lib/cli/cli-config.js";
+import { configFilePath, parseConfigFile, resolveSettings } from "../../lib/cli/cli-config.js";
 import { toConfig } from "../../lib/cli/commands/config.js";
 import { detectAwsHost, encodeQuery } from "../../lib/cli/signing.js";
+import { DEFAULT_ENDPOINT } from "../../lib/standalone/defaults.js";
 import { runCli } from "../helpers/cli-run.js";
 
 const ACCESS_KEY = "AKIDEXAMPLE";

@@ -630,7 +630,7 @@ describe("shoal backfills", () => {
     const to: Record<string, string> = { pause: "PAUSED", resume: "RUNNING", cancel: "CANCELLED" };
     stub.reply = (req) => ({
       status: 202,
-      body: backfill({ state: to[req.path.split("/").pop() ?? ""] ?? "?" }),
+      body: backfill({ state: (to[req.path.split("/").pop() ?? ""] ?? "?") as Backfill["state"] }),
     });
     for (const verb of ["pause", "resume", "cancel"]) {
       expect((await shoal(["backfills", verb, "b-1"])).stdout).toBe(`b-1 ${to[verb]}\n`);

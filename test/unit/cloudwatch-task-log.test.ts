@@ -17,15 +17,16 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
-  CloudWatchTaskLogs,
-  type CloudWatchTaskLogsOptions,
   EVENT_OVERHEAD_BYTES,
-  logStreamName,
-  logUrl,
   MAX_BATCH_BYTES,
   MAX_BATCH_SPAN_MS,
   MAX_MESSAGE_BYTES,
   splitMessage,
+} from "../../lib/logs/cloudwatch-log-writer.js";
+import { logStreamName, logUrl } from "../../lib/logs/cloudwatch-stream-names.js";
+import {
+  CloudWatchTaskLogs,
+  type CloudWatchTaskLogsOptions,
 } from "../../lib/logs/cloudwatch-task-log.js";
 import type { TaskLogKey } from "../../lib/logs/task-log.js";
 

@@ -5,6 +5,7 @@
  * to each: PutEvents' 10-entry / 256 KB limits and retries of failed entries; the bus's ring,
  * filters and subscribers.
  */
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, describe, expect, it } from "vitest";
@@ -25,7 +26,7 @@ import {
   entrySize,
 } from "../../lib/events/eventbridge-publisher.js";
 import { type BusEvent, LocalEventBus } from "../../lib/events/local-event-bus.js";
-import { emfLine } from "../../lib/runtime/metrics.js";
+import { shoalMetrics } from "../../lib/runtime/metrics.js";
 
 const T = Date.UTC(2026, 10, 21, 9, 30, 0, 250);
 const inst = { instanceId: "i-1", workflow: "etl", version: 3 };
@@ -301,16 +302,11 @@ describe("state-change event details", () => {
 
 describe("Embedded Metric Format", () => {
   it("names the namespace, the Prefix dimension and each metric with its unit and value", () => {
-    const doc = JSON.parse(
-      emfLine(
-        "shoal",
-        {
-          [METRICS.fireLatenessMs]: { value: 1200, unit: "Milliseconds" },
-          [METRICS.fires]: { value: 3, unit: "Count" },
-        },
-        T,
-      ),
-    );
+    const metrics = shoalMetrics("shoal");
+    metrics.addMetric(METRICS.fireLatenessMs, MetricUnit.Milliseconds, 1200);
+    metrics.addMetric(METRICS.fires, MetricUnit.Count, 3);
+    metrics.setTimestamp(T);
+    const doc = JSON.parse(JSON.stringify(metrics.serializeMetrics()));
     expect(doc).toEqual({
       _aws: {
         Timestamp: T,

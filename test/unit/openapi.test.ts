@@ -1,11 +1,23 @@
 import { readFileSync } from "node:fs";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
+import { API_TYPES_FILE, apiTypesSource } from "../../lib/api/api-types-source.js";
+import type { ApiDeps } from "../../lib/api/deps.js";
 import { openApiDocument } from "../../lib/api/openapi.js";
+import { pathParamNames } from "../../lib/api/route.js";
+import { apiRouter, handleApiEvent } from "../../lib/api/router.js";
+import { apiDocument, ROUTES } from "../../lib/api/routes.js";
 import pkg from "../../package.json" with { type: "json" };
 
+type Operation = {
+  operationId: string;
+  parameters?: Array<{ name: string; in: string }>;
+  responses: Record<string, unknown>;
+};
+
 describe("OpenAPI document", () => {
-  const doc = openApiDocument(pkg.version) as {
-    paths: Record<string, unknown>;
+  const doc = apiDocument(pkg.version) as {
+    paths: Record<string, Record<string, Operation>>;
     components: { schemas: Record<string, unknown> };
   };
 
@@ -16,49 +28,43 @@ describe("OpenAPI document", () => {
     expect(committed).toEqual(JSON.parse(JSON.stringify(doc)));
   });
 
-  it("describes every endpoint of API v1", () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(
-      [
-        "/v1/health",
-        "/v1/openapi.json",
-        "/v1/workflows",
-        "/v1/workflows/{name}",
-        "/v1/workflows/{name}/release",
-        "/v1/workflows/{name}/runs",
-        "/v1/instances",
-        "/v1/instances/{id}",
-        "/v1/instances/{id}/stop",
-        "/v1/instances/{id}/pause",
-        "/v1/instances/{id}/resume",
-        "/v1/instances/{id}/rerun",
-        "/v1/instances/{id}/recover-failed",
-        "/v1/instances/{id}/tasks/{code}/attempts",
-        "/v1/instances/{id}/tasks/{code}/log",
-        "/v1/instances/{id}/explain",
-        "/v1/instances/{id}/tasks/{code}/explain",
-        "/v1/instances/{id}/tasks/{code}/force-success",
-        "/v1/instances/{id}/tasks/{code}/render",
-        "/v1/workflows/{name}/tasks/{code}/render",
-        "/v1/task-groups",
-        "/v1/task-groups/{name}",
-        "/v1/schedules",
-        "/v1/schedules/{id}",
-        "/v1/schedules/{id}/online",
-        "/v1/schedules/{id}/offline",
-        "/v1/schedules/{id}/preview",
-        "/v1/schedules/{id}/fires",
-        "/v1/workflows/{name}/backfill",
-        "/v1/backfills",
-        "/v1/backfills/{id}",
-        "/v1/backfills/{id}/pause",
-        "/v1/backfills/{id}/resume",
-        "/v1/backfills/{id}/cancel",
-        "/v1/triggers",
-        "/v1/triggers/{id}",
-        "/v1/events",
-        "/v1/events/recent",
-      ].sort(),
+  it(`${API_TYPES_FILE} is current (run \`npm run openapi\` after changing the API)`, async () => {
+    const committed = readFileSync(new URL(`../../${API_TYPES_FILE}`, import.meta.url), "utf8");
+    expect(committed).toBe(await apiTypesSource(JSON.parse(JSON.stringify(doc))));
+  }, 60_000);
+
+  it("describes every route of the table, and nothing else", () => {
+    const described = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(
+        ([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`,
+      ),
     );
+    const table = ROUTES.map((r) => `${r.method} ${r.path} ${r.operationId}`);
+    expect(described.sort()).toEqual([...table].sort());
+    expect(new Set(ROUTES.map((r) => r.operationId)).size).toBe(ROUTES.length);
+  });
+
+  it("declares each path parameter of each template", () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const op of Object.values(ops)) {
+        const declared = (op.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name);
+        expect(declared, path).toEqual(pathParamNames(path));
+      }
+    }
+  });
+
+  it("refuses a table with a route twice", () => {
+    const twice = [...ROUTES, ROUTES[0] as (typeof ROUTES)[number]];
+    expect(() => openApiDocument("x", twice)).toThrow(/twice/);
+  });
+
+  it("resolves every $ref to a component schema", () => {
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(50);
+    const missing = refs.filter(
+      (r) => !(r?.startsWith("#/components/schemas/") && r.slice(21) in doc.components.schemas),
+    );
+    expect(missing).toEqual([]);
   });
 
   it("takes its request schemas from the validators (unknown fields refused, defaults shown)", () => {
@@ -70,3 +76,71 @@ describe("OpenAPI document", () => {
     expect(def.properties.failureStrategy?.default).toBe("END");
   });
 });
+
+describe("route table", () => {
+  /** Whether two templates can match one path: same length, and each segment equal or a parameter. */
+  const overlap = (a: string, b: string) => {
+    const [x, y] = [a.split("/"), b.split("/")];
+    const param = (s: string) => /^\{[^}]+\}$/.test(s);
+    return x.length === y.length && x.every((s, i) => s === y[i] || param(s) || param(y[i] ?? ""));
+  };
+
+  it("has no two templates that match one path (the router's order does not matter)", () => {
+    const paths = [...new Set(ROUTES.map((r) => r.path))];
+    const clashes = paths.flatMap((a, i) =>
+      paths.slice(i + 1).flatMap((b) => (overlap(a, b) ? [`${a} ~ ${b}`] : [])),
+    );
+    expect(clashes).toEqual([]);
+  });
+
+  it("routes each of its templates, with the path parameters decoded, to its handler", async () => {
+    for (const r of ROUTES) {
+      let seen: Record<string, string> | undefined;
+      // The table with this route's handler swapped for one that records its parameters.
+      const router = apiRouter(
+        ROUTES.map((x) =>
+          x === r
+            ? {
+                ...x,
+                handler: async (_d: ApiDeps, p: Readonly<Record<string, string>>) => {
+                  seen = { ...p };
+                  return { statusCode: 299 };
+                },
+              }
+            : x,
+        ),
+      );
+      const names = pathParamNames(r.path);
+      const rawPath = r.path.replace(/\{([^}]+)\}/g, (_m, n: string) => `${n}%20${n}`);
+      const res = await router({ now: () => 0 } as unknown as ApiDeps, event(r.method, rawPath));
+      expect(res.statusCode, `${r.method} ${r.path}`).toBe(299);
+      expect(seen).toEqual(Object.fromEntries(names.map((n) => [n, `${n} ${n}`])));
+    }
+  });
+
+  it("answers 404 for an unknown path and for a known path with another method", async () => {
+    const deps = { now: () => 0 } as unknown as ApiDeps;
+    const call = async (method: string, rawPath: string) => {
+      const res = await handleApiEvent(deps, event(method, rawPath));
+      return [res.statusCode, JSON.parse(String(res.body)).error.message];
+    };
+    expect(await call("GET", "/v1/nothing")).toEqual([404, "no endpoint GET /v1/nothing"]);
+    expect(await call("PATCH", "/v1/workflows/x/")).toEqual([
+      404,
+      "PATCH is not supported on /v1/workflows/x",
+    ]);
+    expect(await call("GET", "/v1/instances/%E0%A4%A")).toEqual([
+      404,
+      "no resource at /v1/instances/%E0%A4%A",
+    ]);
+  });
+});
+
+/** A request event of API Gateway's payload 2.0, as the router reads it. */
+function event(method: string, rawPath: string): APIGatewayProxyEventV2 {
+  return {
+    rawPath,
+    requestContext: { http: { method } },
+    headers: {},
+  } as unknown as APIGatewayProxyEventV2;
+}

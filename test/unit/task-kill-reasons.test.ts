@@ -10,11 +10,15 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAwsClients } from "../../lib/aws/clients.js";
 import type { WorkerTaskDefinition } from "../../lib/core/model.js";
 import { runHttp } from "../../lib/tasks/http.js";
 import { killError, type TaskRunContext } from "../../lib/tasks/plugin.js";
 import { runShell } from "../../lib/tasks/shell.js";
 import { until } from "../helpers/poll.js";
+
+/** The plugins' AWS clients (SHELL and HTTP use none). */
+const CLIENTS = createAwsClients({ region: "us-east-1", endpoints: {} });
 
 function context(task: WorkerTaskDefinition, workDir = tmpdir()) {
   const lines: string[] = [];
@@ -26,6 +30,7 @@ function context(task: WorkerTaskDefinition, workDir = tmpdir()) {
     log: { write: (line) => lines.push(line), close: async () => {} },
     signal: kill.signal,
     workDir,
+    clients: CLIENTS,
   };
   return { ctx, lines, kill };
 }

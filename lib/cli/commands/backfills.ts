@@ -5,16 +5,13 @@
  * `POST /v1/workflows/{name}/backfill` and `/v1/backfills/{id}` (lib/api/backfills.ts). The
  * API runs them LOW priority by default, so live runs go first.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { FAILURE_STRATEGIES, PRIORITIES } from "../../core/model.js";
 import { checkTiming } from "../../core/schedule-time.js";
-import {
-  type Backfill,
-  type BackfillDryRun,
-  type Page,
-  TERMINAL_BACKFILL_STATES,
-} from "../api-types.js";
-import { type CliContext, POLL_INTERVAL_MS, sleep } from "../context.js";
+import { TERMINAL_BACKFILL_STATES } from "../api-states.js";
+import type { Backfill, BackfillDryRun, Page } from "../api-types.js";
+import { type CliContext, POLL_INTERVAL_MS } from "../context.js";
 import { EXIT, UsageError } from "../errors.js";
 import { durationBetween, formatTime, table, toJson } from "../format.js";
 import { type FlagMap, seg } from "../http.js";

@@ -5,7 +5,7 @@
  */
 import { DescribeStacksCommand, type Output } from "@aws-sdk/client-cloudformation";
 import type { Command } from "commander";
-import { cloudFormationClient } from "../../aws/clients.js";
+import { createAwsClients } from "../../aws/clients.js";
 import {
   AUTH_MODES,
   type AuthMode,
@@ -82,10 +82,13 @@ async function fromStack(ctx: CliContext, stack: string): Promise<void> {
   const flags = ctx.flags();
   const region = flags.region || ctx.env.AWS_REGION || ctx.env.AWS_DEFAULT_REGION || undefined;
   const profile = flags.profile || ctx.env.AWS_PROFILE || undefined;
-  const cf = await cloudFormationClient({
+  // No endpoints here: AWS_ENDPOINT_URL(_CLOUDFORMATION) apply through the SDK's own chain.
+  const clients = createAwsClients({
+    endpoints: {},
     ...(region ? { region } : {}),
     ...(profile ? { profile } : {}),
   });
+  const cf = await clients.cloudFormation();
   let outputs: Map<string, string>;
   let stackName: string;
   let where: string;
@@ -110,7 +113,7 @@ async function fromStack(ctx: CliContext, stack: string): Promise<void> {
       if (o.OutputKey && o.OutputValue !== undefined) outputs.set(o.OutputKey, o.OutputValue);
     }
   } finally {
-    cf.destroy();
+    clients.destroy();
   }
 
   const saved = toConfig(outputs, { stack: stackName, region: where });

@@ -6,13 +6,8 @@
 import type { Command } from "commander";
 import { INSTANCE_STATES } from "../../core/model.js";
 import { RUN_TYPES } from "../../core/run-type.js";
-import {
-  ACTIVE_TASK_STATES,
-  type Instance,
-  type InstanceActionResult,
-  type Page,
-  type TaskInstance,
-} from "../api-types.js";
+import { ACTIVE_TASK_STATES } from "../api-states.js";
+import type { Instance, InstanceActionResult, Page, TaskInstance } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../errors.js";
 import { durationBetween, formatTime, oneLine, table, toJson } from "../format.js";

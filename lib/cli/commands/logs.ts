@@ -5,9 +5,10 @@
  * waits for (`shoal explain`'s sentence) goes to stderr, once and again when it changes; when
  * there is no line to show, the sentence says why (not started, did not run, retry due).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import type { LogPage, TaskExplanation } from "../api-types.js";
-import { type CliContext, POLL_INTERVAL_MS, sleep } from "../context.js";
+import { type CliContext, POLL_INTERVAL_MS } from "../context.js";
 import { seg } from "../http.js";
 import { intIn } from "../options.js";
 

@@ -20,7 +20,7 @@ interface RunOptions {
   timeout?: number;
 }
 
-/** Fields of the run request (API-v1.md RunRequest) and the flags that fill them. */
+/** Fields of the run request (docs/api.md RunRequest) and the flags that fill them. */
 export const RUN_FLAGS: FlagMap = {
   params: "--param",
   priority: "--priority",

@@ -1,6 +1,7 @@
 /** `shoal standalone` and `shoal worker`: long-running local processes. */
 import type { Command } from "commander";
 import { ENV } from "../../aws/config.js";
+import { DEFAULT_PORT } from "../../standalone/defaults.js";
 import { DEFAULT_RETENTION_DAYS } from "../../standalone/retention.js";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -60,7 +61,12 @@ export function registerServers(program: Command, _ctx: CliContext): void {
     .description(
       "run API, dispatcher, workers and sweeper in one process on embedded DynamoDB and SQS emulators",
     )
-    .option("--port <port>", "HTTP port of the API (0 = any free port)", intIn(0, 65535), 8080)
+    .option(
+      "--port <port>",
+      "HTTP port of the API (0 = any free port)",
+      intIn(0, 65535),
+      DEFAULT_PORT,
+    )
     .option("--data-dir <dir>", "where the emulators keep their data", ".shoal")
     .option(
       "--workers <n>",

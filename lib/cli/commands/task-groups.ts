@@ -4,7 +4,7 @@
  * until one of the group's `capacity` slots is free). Endpoints: `/v1/task-groups` (docs/api.md).
  */
 import type { Command } from "commander";
-import { TASK_GROUP_CAPACITY } from "../../store/task-groups.js";
+import { TASK_GROUP_CAPACITY } from "../../core/task-group-limits.js";
 import type { TaskGroup } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { formatTime, oneLine, toJson } from "../format.js";

@@ -1,0 +1,42 @@
+/**
+ * The route table of the HTTP API: every endpoint once, with its handler and its request and
+ * answer schemas. The router (router.ts) matches requests against it; the OpenAPI document
+ * (openapi.ts, served at `GET /v1/openapi.json`, copied to docs/openapi.json) is built from it;
+ * the CLI's types (lib/cli/api-types.generated.ts) are generated from that document.
+ */
+import { json } from "./http.js";
+import { openApiDocument } from "./openapi.js";
+import { answer, type Route, route } from "./route.js";
+import { EVENT_ROUTES } from "./routes/events.js";
+import { INSTANCE_ROUTES } from "./routes/instances.js";
+import { SCHEDULING_ROUTES } from "./routes/scheduling.js";
+import { TASK_GROUP_ROUTES } from "./routes/task-groups.js";
+import { WORKFLOW_ROUTES } from "./routes/workflows.js";
+
+/** Every endpoint. No two templates match the same path (openapi.test.ts), so order is free. */
+export const ROUTES: readonly Route[] = [
+  route({
+    method: "GET",
+    path: "/v1/health",
+    operationId: "health",
+    responses: { 200: answer("up", "Health") },
+    handler: async (d) => json(200, { status: "ok", version: d.version }),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/openapi.json",
+    operationId: "openApi",
+    responses: { 200: answer("this document") },
+    handler: async (d) => json(200, apiDocument(d.version)),
+  }),
+  ...WORKFLOW_ROUTES,
+  ...INSTANCE_ROUTES,
+  ...SCHEDULING_ROUTES,
+  ...EVENT_ROUTES,
+  ...TASK_GROUP_ROUTES,
+];
+
+/** The OpenAPI document of {@link ROUTES}. @param version the package version (`info.version`). */
+export function apiDocument(version: string): Record<string, unknown> {
+  return openApiDocument(version, ROUTES);
+}

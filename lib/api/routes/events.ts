@@ -1,0 +1,76 @@
+/** Routes of the event triggers and of standalone's events (lib/api/triggers.ts, events.ts). */
+import { recentEvents } from "../events.js";
+import {
+  answer,
+  failure,
+  limitParam,
+  queryParam,
+  type Route,
+  route,
+  tokenParam,
+} from "../route.js";
+import { page, ref, str } from "../schemas/common.js";
+import * as tr from "../triggers.js";
+
+export const EVENT_ROUTES: readonly Route[] = [
+  route({
+    method: "POST",
+    path: "/v1/triggers",
+    operationId: "createTrigger",
+    summary: "start a workflow when an event matches an EventBridge pattern",
+    body: { schema: ref("TriggerBody"), required: true },
+    responses: {
+      201: answer("created", "Trigger"),
+      400: failure("invalid pattern, path or body"),
+    },
+    handler: (d, _p, e) => tr.createTrigger(d, e),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/triggers",
+    operationId: "listTriggers",
+    query: [limitParam(), tokenParam],
+    responses: { 200: answer("triggers", page("Trigger")) },
+    handler: (d, _p, e) => tr.listTriggers(d, e),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/triggers/{id}",
+    operationId: "getTrigger",
+    responses: { 200: answer("the trigger", "Trigger"), 404: failure("no such trigger") },
+    handler: (d, p) => tr.getTrigger(d, p.id),
+  }),
+  route({
+    method: "DELETE",
+    path: "/v1/triggers/{id}",
+    operationId: "deleteTrigger",
+    responses: { 204: answer("deleted"), 404: failure("no such trigger") },
+    handler: (d, p) => tr.deleteTrigger(d, p.id),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/events",
+    operationId: "putEvents",
+    summary: "standalone: deliver PutEvents-shaped entries to the triggers",
+    body: { schema: ref("PutEventsBody"), required: true },
+    responses: {
+      200: answer("the event ids and the runs each started", "PutEventsResult"),
+      400: failure("invalid entries"),
+    },
+    handler: (d, _p, e) => tr.putEvents(d, e),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/events/recent",
+    operationId: "recentEvents",
+    summary:
+      "standalone: the newest events on the in-process bus (Shoal's state-change events and POST /v1/events entries), EventBridge envelopes, newest first",
+    query: [limitParam(100, 1000), queryParam("detailType", str), queryParam("source", str)],
+    responses: {
+      200: answer("`{items: [event]}` (docs/events.md has the detail schemas)", "RecentEvents"),
+      400: failure("bad limit or unknown query parameter"),
+      404: failure("not standalone: on AWS the events are on the EventBridge bus"),
+    },
+    handler: (d, _p, e) => recentEvents(d, e),
+  }),
+];

@@ -1,0 +1,86 @@
+/** Routes of the workflow definitions and their runs (lib/api/workflows.ts, instances.ts). */
+import * as inst from "../instances.js";
+import {
+  answer,
+  failure,
+  limitParam,
+  queryParam,
+  type Route,
+  route,
+  tokenParam,
+} from "../route.js";
+import { page, ref } from "../schemas/common.js";
+import * as wf from "../workflows.js";
+
+export const WORKFLOW_ROUTES: readonly Route[] = [
+  route({
+    method: "GET",
+    path: "/v1/workflows",
+    operationId: "listWorkflows",
+    query: [limitParam(), tokenParam],
+    responses: { 200: answer("page", page("WorkflowSummary")), 400: failure("bad limit or token") },
+    handler: (d, _p, e) => wf.listWorkflows(d, e),
+  }),
+  route({
+    method: "PUT",
+    path: "/v1/workflows/{name}",
+    operationId: "putWorkflow",
+    body: { schema: ref("WorkflowDefinition"), required: true, yaml: true },
+    responses: {
+      200: answer("same as the latest version", "WorkflowVersion"),
+      201: answer("new version", "WorkflowVersion"),
+      400: failure("invalid definition (details name each problem)"),
+      413: failure("body or field too large"),
+      415: failure("content type"),
+    },
+    handler: (d, p, e) => wf.putWorkflow(d, p.name, e),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/workflows/{name}",
+    operationId: "getWorkflow",
+    query: [queryParam("version", { type: "integer", minimum: 1 })],
+    responses: {
+      200: answer("the definition with name, version, releaseState, createdAt", "WorkflowDetail"),
+      404: failure("no such workflow or version"),
+    },
+    handler: (d, p, e) => wf.getWorkflow(d, p.name, e),
+  }),
+  route({
+    method: "DELETE",
+    path: "/v1/workflows/{name}",
+    operationId: "deleteWorkflow",
+    responses: {
+      204: answer("deleted"),
+      404: failure("no such workflow"),
+      409: failure("unfinished instances or pending runs"),
+    },
+    handler: (d, p) => wf.deleteWorkflow(d, p.name),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/workflows/{name}/release",
+    operationId: "releaseWorkflow",
+    body: { schema: ref("ReleaseBody"), required: true },
+    responses: {
+      200: answer("released", "WorkflowSummary"),
+      400: failure("bad state"),
+      404: failure("no such workflow"),
+    },
+    handler: (d, p, e) => wf.releaseWorkflow(d, p.name, e),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/workflows/{name}/runs",
+    operationId: "startRun",
+    body: { schema: ref("RunRequest"), required: false },
+    responses: {
+      202: answer("accepted", "RunStarted"),
+      400: failure("invalid run request"),
+      404: failure("no such workflow"),
+      409: failure("workflow OFFLINE"),
+      413: failure("too large"),
+    },
+    handler: (d, p, e) => inst.startRun(d, p.name, e),
+  }),
+];

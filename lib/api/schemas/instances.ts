@@ -1,0 +1,208 @@
+/**
+ * Schemas of the instance endpoints (lib/api/instances.ts, explain.ts, render.ts): the answers
+ * as instanceSummary, instanceDetail and taskInstance (present.ts), the explain routes and the
+ * render endpoints build them, and the render request from its zod validator.
+ */
+import { EXPLAIN_REASONS } from "../../core/explain.js";
+import {
+  FAILURE_STRATEGIES,
+  INSTANCE_STATES,
+  PRIORITIES,
+  TASK_SCOPES,
+  TASK_STATES,
+  TASK_TYPES,
+} from "../../core/model.js";
+import { RUN_TYPES } from "../../core/run-type.js";
+import { renderSchema } from "../render.js";
+import {
+  described,
+  enumOf,
+  int,
+  iso,
+  type JsonSchema,
+  object,
+  ref,
+  schemaOf,
+  str,
+  stringMap,
+} from "./common.js";
+
+const attempt: JsonSchema = { type: "integer", minimum: 1 };
+const strings: JsonSchema = { type: "array", items: str };
+
+const TaskInstance = object(
+  {
+    code: str,
+    type: enumOf(TASK_TYPES),
+    state: enumOf(TASK_STATES),
+    attempt,
+    priority: enumOf(PRIORITIES),
+    workerGroup: str,
+    submittedAt: iso,
+    startedAt: iso,
+    endedAt: iso,
+    worker: described(str, "host:pid:id of the worker that ran the attempt"),
+    exitCode: described(int, "SHELL: the command's exit code"),
+    error: str,
+    warning: described(str, "a WARN timeout fired; the task went on"),
+    taskGroup: described(str, "the task group whose slot the attempt needs"),
+    outputs: described(stringMap, "OUT parameters the attempt set"),
+    subInstanceId: described(str, "SUB_WORKFLOW: the child instance"),
+    branch: described(strings, "CONDITIONS/SWITCH: the branch targets taken"),
+    logUrl: described(str, "on AWS: the attempt's log stream in the CloudWatch console"),
+  },
+  ["code", "state"],
+  { description: "one attempt of one task; absent fields are omitted" },
+);
+
+const InstanceSummary = object(
+  {
+    instanceId: str,
+    workflow: str,
+    version: int,
+    state: enumOf(INSTANCE_STATES),
+    priority: enumOf(PRIORITIES),
+    createdAt: iso,
+    startedAt: iso,
+    endedAt: iso,
+    scheduleTime: described(iso, "nominal time of a scheduled, backfilled or sub-workflow run"),
+    runType: enumOf(
+      RUN_TYPES,
+      "what started it: MANUAL (a run request), SCHEDULE, BACKFILL, TRIGGER (an event) or SUB_WORKFLOW (a parent's task); absent on instances from before it was recorded",
+    ),
+  },
+  ["instanceId", "workflow", "version", "state"],
+);
+
+const Instance: JsonSchema = {
+  allOf: [
+    ref("InstanceSummary"),
+    object({
+      commandType: str,
+      params: stringMap,
+      timezone: described(
+        str,
+        "IANA zone of its time parameters: the schedule's, backfill's or parent's, else the workflow's timezone, else UTC",
+      ),
+      failureStrategy: enumOf(FAILURE_STRATEGIES),
+      dryRun: { type: "boolean" },
+      startTasks: described(strings, "the tasks the run started from"),
+      taskScope: enumOf(TASK_SCOPES, "with startTasks: which tasks around them run"),
+      progress: ref("InstanceProgress"),
+      runs: described(int, "1, then +1 per rerun or recover-failed"),
+      workerGroup: described(str, "run-time group of 'default' tasks"),
+      scheduleId: described(str, "the schedule that fired it"),
+      backfillId: described(str, "the backfill that started it"),
+      triggerId: described(str, "the trigger that started it"),
+      error: described(str, "why it failed (workflow timeout)"),
+      deadlineAt: described(iso, "when the workflow timeout fires"),
+      parent: object(
+        { instanceId: str, code: str, attempt: int },
+        ["instanceId", "code", "attempt"],
+        { description: "a sub-workflow instance: the parent task attempt" },
+      ),
+      tasks: described(
+        { type: "array", items: ref("TaskInstance") },
+        "the current attempt of every task started in the current round",
+      ),
+    }),
+  ],
+};
+
+const Explanation = object(
+  {
+    code: str,
+    type: enumOf(TASK_TYPES),
+    state: enumOf(
+      [...TASK_STATES, "NOT_STARTED", "NOT_IN_SCOPE"],
+      "the current attempt's state; NOT_STARTED when it has none in this round",
+    ),
+    attempt,
+    reason: enumOf(EXPLAIN_REASONS),
+    message: described(str, "one sentence, no relative times"),
+    facts: {
+      type: "object",
+      additionalProperties: true,
+      description:
+        "what the reason rests on, e.g. upstream states, taskGroup {name, capacity, used, waiting, position}, workerGroup and lastPollAt, dueAt (ISO-8601 times)",
+    },
+  },
+  ["code", "state", "reason", "message", "facts"],
+  { description: "why a task is where it is: one reason, one sentence, the facts behind it" },
+);
+
+const TaskRendering = object({
+  instanceId: described(str, "absent for a workflow's task"),
+  workflow: str,
+  version: int,
+  task: str,
+  type: enumOf(TASK_TYPES),
+  attempt,
+  baseTime: described(iso, "base time of the time parameters"),
+  timezone: described(str, "IANA zone of the time parameters"),
+  params: described(stringMap, "resolved parameters; secret-like names show ****"),
+  rendered: object({ type: enumOf(TASK_TYPES) }, [], {
+    description:
+      "by type: SHELL {command}; HTTP {method, url, headers, body}; LAMBDA {functionName, qualifier, payload}; STEP_FUNCTIONS {stateMachineArn, executionName, input}; SWITCH {cases: [{condition, next, value}], defaultNext}; CONDITIONS {successNext, failedNext}; SUB_WORKFLOW {workflow, params}; DEPENDENT {relation, items: [{workflow, task, cycle, dateValue, periods}]}. Secret-like headers and values show ****",
+  }),
+  unresolved: described(
+    strings,
+    "names of references left as written because no parameter has them: shell variables, or OUT parameters of upstream tasks that have not run",
+  ),
+  error: described(str, "why the task cannot be rendered: what a run would fail with"),
+  hidden: described(
+    str,
+    "why rendered is absent although a run would render the task: it does not render with its secret parameters replaced by ****",
+  ),
+});
+
+/** Component schemas of the instance endpoints, by name. */
+export function instanceSchemas(): Record<string, JsonSchema> {
+  return {
+    InstanceSummary,
+    Instance,
+    InstanceProgress: object(
+      {
+        done: int,
+        active: described(int, "submitted, dispatched, running or waiting for a retry"),
+        failed: described(int, "failed or killed"),
+        total: described(int, "tasks in scope"),
+      },
+      ["done", "active", "failed", "total"],
+      { description: "task counts over the tasks in scope" },
+    ),
+    TaskInstance,
+    InstanceAction: object({ instanceId: str, state: enumOf(INSTANCE_STATES) }, [
+      "instanceId",
+      "state",
+    ]),
+    LogPage: object(
+      {
+        lines: {
+          type: "array",
+          items: object({ timestamp: iso, message: str }, ["timestamp", "message"]),
+        },
+        nextToken: described(str, "present while the attempt runs or more lines exist"),
+      },
+      ["lines"],
+    ),
+    Explanation,
+    InstanceExplanation: object(
+      {
+        instanceId: str,
+        workflow: str,
+        version: int,
+        state: enumOf(INSTANCE_STATES),
+        reason: described(
+          enumOf(EXPLAIN_REASONS),
+          "present when something holds the whole instance",
+        ),
+        message: str,
+        tasks: { type: "array", items: ref("Explanation") },
+      },
+      ["instanceId", "workflow", "version", "state", "tasks"],
+    ),
+    RenderRequest: schemaOf(renderSchema),
+    TaskRendering,
+  };
+}

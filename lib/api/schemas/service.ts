@@ -1,0 +1,54 @@
+/**
+ * Schemas every part of the API shares: the error body of every 4xx answer (errorResult in
+ * http.ts, codes from lib/core/errors.ts), the health answer, and the task group endpoints'
+ * (lib/api/task-groups.ts).
+ */
+import type { ErrorCode } from "../../core/errors.js";
+import { taskGroupSchema } from "../task-groups.js";
+import { described, fieldsOf, int, iso, type JsonSchema, object, schemaOf, str } from "./common.js";
+
+const ERROR_CODES = [
+  "ValidationError",
+  "NotFound",
+  "Conflict",
+  "PayloadTooLarge",
+  "UnsupportedMediaType",
+] as const satisfies readonly ErrorCode[];
+
+/** Component schemas shared by the endpoints, and the task groups', by name. */
+export function serviceSchemas(): Record<string, JsonSchema> {
+  return {
+    ErrorBody: object(
+      {
+        error: object(
+          {
+            code: { enum: [...ERROR_CODES] },
+            message: str,
+            details: {
+              type: "array",
+              items: object({ path: str, message: str }, ["path", "message"]),
+            },
+          },
+          ["code", "message"],
+        ),
+      },
+      ["error"],
+    ),
+    Health: object({ status: { const: "ok" }, version: str }, ["status", "version"]),
+    TaskGroupBody: schemaOf(taskGroupSchema),
+    TaskGroup: object(
+      {
+        name: str,
+        ...fieldsOf(taskGroupSchema),
+        used: described(
+          int,
+          "slots held now (may exceed capacity for a while after it was lowered)",
+        ),
+        waiting: described(int, "tasks waiting for a slot"),
+        createdAt: iso,
+        updatedAt: iso,
+      },
+      ["name", "capacity", "used", "waiting", "createdAt", "updatedAt"],
+    ),
+  };
+}
