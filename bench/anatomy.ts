@@ -3,7 +3,7 @@
  * harness records (client-side times of every AWS request, attributed to components).
  */
 import { type InstanceView, ms } from "./api.js";
-import type { Component, TraceEntry } from "./harness.js";
+import type { Component, TraceEntry } from "./instrumentation.js";
 import { round, type Summary, summarize } from "./stats.js";
 
 interface Step {

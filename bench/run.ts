@@ -15,14 +15,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { emulators } from "./emulators.js";
-import {
-  hop,
-  makespan,
-  type ScenarioOptions,
-  type ScenarioResult,
-  throughput,
-} from "./scenarios.js";
+import { hop } from "./hop.js";
+import { makespan } from "./makespan.js";
+import type { ScenarioOptions, ScenarioResult } from "./scenario.js";
 import { schedules } from "./schedules.js";
+import { throughput } from "./throughput.js";
 
 const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>> = {
   hop,

@@ -6,7 +6,9 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getInstance, type InstanceView, ms, putWorkflow, startRun, waitForFinal } from "./api.js";
-import { epochNow, type Harness, type Instrumentation, waitForQuiet } from "./harness.js";
+import type { Harness } from "./harness.js";
+import { epochNow, type Instrumentation } from "./instrumentation.js";
+import { waitForQuiet } from "./proc-cpu.js";
 import { Profiler, type ProfileSummary, saveProfile, summarizeProfile } from "./profile.js";
 import { round, type Summary, summarize } from "./stats.js";
 

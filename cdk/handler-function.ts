@@ -53,6 +53,9 @@ export function handlerFunction(
       format: OutputFormat.ESM,
       target: "node22",
       minify: true,
+      // Error classes name themselves after their class (lib/core/errors.ts): keep class names
+      // through minification so logs and answers say `RetryLater`, not `Cr`.
+      keepNames: true,
       sourceMap: true,
       forceDockerBundling: false,
       // ESM bundles of CommonJS dependencies need `require`.

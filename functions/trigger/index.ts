@@ -3,7 +3,7 @@
  * here; every trigger whose pattern matches starts its run. A redelivered event (same `id`)
  * starts nothing twice: the run's id derives from (trigger, event id).
  */
-import { deliverEvent, type TriggerOutcome } from "../../lib/api/triggers.js";
+import { deliverTriggerEvent, type TriggerOutcome } from "../../lib/api/triggers.js";
 import { configFromEnv } from "../../lib/aws/config.js";
 import { createRuntime } from "../../lib/runtime/runtime.js";
 
@@ -12,4 +12,4 @@ const rt = createRuntime(configFromEnv(process.env));
 
 export const handler = (
   event: Record<string, unknown> & { id: string },
-): Promise<TriggerOutcome[]> => deliverEvent(rt.api, event);
+): Promise<TriggerOutcome[]> => deliverTriggerEvent(rt.api, event);

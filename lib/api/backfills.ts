@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
-import { conflict, notFound, ShoalError, validationError } from "../core/errors.js";
+import { conflict, notFound, RequestError, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming, fireTimesBetween } from "../core/schedule-time.js";
 import { params, priority } from "../core/schema-parts.js";
@@ -57,7 +57,7 @@ export const backfillSchema = z.strictObject({
  * The nominal times a backfill body asks for, in its order, and the IANA zone of its runs' time
  * parameters: the zone its cron is read in (the body's `timezone`, or the workflow schedule's
  * with that schedule's cron, else UTC); with `dates`, the body's `timezone` if any (absent: the
- * workflow's). @throws ShoalError 400.
+ * workflow's). @throws RequestError 400.
  */
 async function nominalTimes(
   deps: ApiDeps,
@@ -105,7 +105,7 @@ async function nominalTimes(
     // Inclusive of `from` (fireTimesBetween takes (from, to]).
     times = fireTimesBetween({ cron, timezone }, from - 1, to, MAX_BACKFILL_TIMES + 1);
     if (times.length > MAX_BACKFILL_TIMES) {
-      throw new ShoalError(
+      throw new RequestError(
         "PayloadTooLarge",
         `the range holds more than ${MAX_BACKFILL_TIMES} nominal times; split it`,
         [{ path: "to", message: `more than ${MAX_BACKFILL_TIMES} nominal times` }],

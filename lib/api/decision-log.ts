@@ -27,7 +27,7 @@ export interface DecisionLogPage {
 
 /**
  * The decision log of `record` (an attempt of a logic or SKIPPED task of `inst`).
- * @throws ShoalError ValidationError for a `nextToken` neither this log nor the log store made.
+ * @throws RequestError ValidationError for a `nextToken` neither this log nor the log store made.
  */
 export async function decisionLog(
   deps: ApiDeps,

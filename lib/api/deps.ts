@@ -31,6 +31,11 @@ export interface ApiDeps {
     triggers: TriggerStore;
   };
   now: () => number;
+  /**
+   * The AWS region written into the envelopes of events `POST /v1/events` accepts (the
+   * configuration's AWS_REGION); default `us-east-1`, as standalone's emulators use.
+   */
+  region?: string;
   /** Package version, for /v1/health. */
   version: string;
   log?: (msg: string, fields?: Record<string, unknown>) => void;

@@ -14,7 +14,7 @@ const FILTERS = ["limit", "detailType", "source"];
 /**
  * 200 `{"items": [event…]}`, newest first, each in EventBridge's envelope. Query: `limit`
  * (1..1000, default 100), `detailType`, `source` (exact matches).
- * @throws ShoalError 400 for an unknown query parameter or a bad limit; 404 without a local bus.
+ * @throws RequestError 400 for an unknown query parameter or a bad limit; 404 without a local bus.
  */
 export async function recentEvents(
   deps: ApiDeps,

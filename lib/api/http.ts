@@ -1,10 +1,11 @@
 /**
  * HTTP plumbing of the API handler: API Gateway v2 events in, results out, errors shaped as
  * docs/api.md "Errors" says (`{"error": {"code", "message", "details"}}`), never a stack trace.
+ * The one place where an error code becomes an HTTP status (`statusOf`).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { parse as parseYaml } from "yaml";
-import { ShoalError, validationError } from "../core/errors.js";
+import { type ErrorCode, RequestError, validationError } from "../core/errors.js";
 
 /** Largest request body accepted, bytes (API Gateway allows 10 MB, Lambda 6 MB). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -17,8 +18,23 @@ export function json(status: number, body: unknown): APIGatewayProxyStructuredRe
   };
 }
 
-export function errorResult(e: ShoalError): APIGatewayProxyStructuredResultV2 {
-  return json(e.status, {
+/** HTTP status of each error code (docs/api.md "Errors"). */
+const STATUS: Record<ErrorCode, number> = {
+  ValidationError: 400,
+  NotFound: 404,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+};
+
+/** The HTTP status the API answers a {@link RequestError} of `code` with. */
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code];
+}
+
+/** The contract's error answer for a client-caused error: its code's status, code, message, details. */
+export function errorResult(e: RequestError): APIGatewayProxyStructuredResultV2 {
+  return json(statusOf(e.code), {
     error: {
       code: e.code,
       message: e.message,
@@ -38,14 +54,14 @@ function rawBody(event: APIGatewayProxyEventV2): string {
     ? Buffer.from(event.body, "base64").toString("utf8")
     : event.body;
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new ShoalError("PayloadTooLarge", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    throw new RequestError("PayloadTooLarge", `the body is larger than ${MAX_BODY_BYTES} bytes`);
   }
   return text;
 }
 
 /**
  * The parsed body: JSON, or YAML when `allowYaml` and the content type says so. An empty body is
- * `undefined`. @throws ShoalError 415 for other content types, 400 for a body that does not parse.
+ * `undefined`. @throws RequestError 415 for other content types, 400 for a body that does not parse.
  */
 export function parseBody(
   event: APIGatewayProxyEventV2,
@@ -62,14 +78,16 @@ export function parseBody(
     try {
       return parseYaml(text, { maxAliasCount: 100, prettyErrors: false });
     } catch (e) {
-      throw validationError([
-        { path: "", message: `body is not valid YAML: ${(e as Error).message.split("\n")[0]}` },
-      ]);
+      throw validationError(
+        [{ path: "", message: `body is not valid YAML: ${(e as Error).message.split("\n")[0]}` }],
+        undefined,
+        { cause: e },
+      );
     }
   }
   if (type !== "application/json" && !type?.endsWith("+json")) {
     const accepted = opts.allowYaml ? "application/json or application/yaml" : "application/json";
-    throw new ShoalError(
+    throw new RequestError(
       "UnsupportedMediaType",
       `content-type '${type}' is not supported; send ${accepted}`,
     );
@@ -77,9 +95,11 @@ export function parseBody(
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw validationError([
-      { path: "", message: `body is not valid JSON: ${(e as Error).message}` },
-    ]);
+    throw validationError(
+      [{ path: "", message: `body is not valid JSON: ${(e as Error).message}` }],
+      undefined,
+      { cause: e },
+    );
   }
 }
 
@@ -124,7 +144,7 @@ export const RESOURCE_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 /**
  * A verb endpoint's body: no fields beyond `allowed` (an empty object or no body).
- * @returns the body. @throws ShoalError 400 with one detail per unknown field.
+ * @returns the body. @throws RequestError 400 with one detail per unknown field.
  */
 export function onlyFields(event: APIGatewayProxyEventV2, allowed: readonly string[] = []) {
   const body = asObject(parseBody(event), true);

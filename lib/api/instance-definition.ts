@@ -4,12 +4,12 @@
  * versions are immutable), so a client polling an instance does not fetch and unzip its
  * definition (up to ~400 KB) on every call.
  */
-import { notFound, type ShoalError } from "../core/errors.js";
+import { notFound, type RequestError } from "../core/errors.js";
 import type { LoadedDefinition } from "../engine/definitions.js";
 import type { ApiDeps } from "./deps.js";
 
 /** The 404 for an instance whose definition version can no longer be read. */
-export function definitionGone(workflow: string, version: number): ShoalError {
+export function definitionGone(workflow: string, version: number): RequestError {
   return notFound(
     `the definition of workflow '${workflow}' v${version} is gone (deleted with its workflow): the instance's tasks cannot be looked up`,
   );
@@ -26,7 +26,7 @@ export function instanceDefinition(
 
 /**
  * The index of task `code` in the instance's definition (the position of its progress slot).
- * @throws ShoalError NotFound naming the version when it has no such task, or saying the
+ * @throws RequestError NotFound naming the version when it has no such task, or saying the
  *   definition is gone when it cannot be read.
  */
 export async function taskIndexOf(

@@ -163,7 +163,7 @@ export async function getInstance(
 
 /**
  * @returns the task's index in its definition (the position its progress slot has).
- * @throws ShoalError NotFound when the instance's definition version has no such task, or when
+ * @throws RequestError NotFound when the instance's definition version has no such task, or when
  *   that version can no longer be read ("the definition of … is gone").
  */
 async function knownTask(
@@ -312,7 +312,7 @@ export async function forceSuccess(
     }
     task = latest;
   }
-  await deps.queues.sendEvents([
+  await deps.queues.sendToDispatcher([
     { kind: "task", instanceId: id, code, attempt: latest.attempt, state: "FORCED_SUCCESS" },
   ]);
   return json(200, taskInstance(task, logLink(deps)));

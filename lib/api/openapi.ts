@@ -78,7 +78,7 @@ export function openApiDocument(version: string, routes: readonly Route[]): Json
       title: "Shoal HTTP API",
       version,
       description:
-        "Workflow definitions and instances of the Shoal DAG scheduler (API v1). Errors: 400, 404, 409, 413, 415 with an ErrorBody; never a 500 for anything the client sent.",
+        "Workflow definitions and instances of the Shoal DAG scheduler (API v1). Errors: 400, 404, 409, 413, 415 with an Error body; never a 500 for anything the client sent.",
     },
     servers: [{ url: "http://localhost:8080", description: "shoal standalone" }],
     paths,

@@ -19,7 +19,7 @@ type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest
 /** The path parameters of template `P`, URI-decoded, by name. */
 export type PathParams<P extends string> = { readonly [K in ParamNames<P>]: string };
 
-/** Answers one request; throws ShoalError for a client mistake (the router shapes the 4xx). */
+/** Answers one request; throws RequestError for a client mistake (the router shapes the 4xx). */
 export type Handler<P extends string> = (
   deps: ApiDeps,
   params: PathParams<P>,
@@ -97,10 +97,21 @@ export const tokenParam: QueryParam = { name: "nextToken", schema: { type: "stri
 export const queryParam = (name: string, schema: JsonSchema, description?: string): QueryParam =>
   description === undefined ? { name, schema } : { name, schema, description };
 
-/** A 4xx answer: the error body (components.schemas.ErrorBody). */
+/** A 4xx answer: the error body (components.schemas.Error). */
 export const failure = (description: string): RouteResponse => ({
   description,
-  schema: ref("ErrorBody"),
+  schema: ref("Error"),
+});
+
+/**
+ * The 4xx answers of an endpoint that reads a JSON body (http.ts parseBody, onlyFields): 400 for
+ * a body that is not a JSON object or not valid (`invalid` says what), 413 for one too large
+ * (or a field over its size limit), 415 for another content type.
+ */
+export const bodyFailures = (invalid: string): Record<400 | 413 | 415, RouteResponse> => ({
+  400: failure(invalid),
+  413: failure("the body, or a field of it, is too large"),
+  415: failure("the content type is not JSON"),
 });
 
 /** A 2xx answer with a body of `schema` (a component name is turned into a reference). */

@@ -4,7 +4,7 @@
  * gives a 500, with no details.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { notFound, ShoalError } from "../core/errors.js";
+import { notFound, RequestError } from "../core/errors.js";
 import type { ApiDeps } from "./deps.js";
 import { errorResult, json } from "./http.js";
 import { pathParamNames, type Route } from "./route.js";
@@ -41,7 +41,7 @@ export function apiRouter(
 }
 
 /** Handles one API request with the route table (routes.ts). Never throws. */
-export const handleApiEvent = apiRouter(ROUTES);
+export const handleApiRequest = apiRouter(ROUTES);
 
 async function handle(
   matchers: readonly Matcher[],
@@ -67,10 +67,10 @@ async function handle(
       }
       return await route.handler(deps, params, event);
     }
-    if (pathMatched) throw new ShoalError("NotFound", `${method} is not supported on ${path}`);
+    if (pathMatched) throw new RequestError("NotFound", `${method} is not supported on ${path}`);
     throw notFound(`no endpoint ${method} ${path}`);
   } catch (e) {
-    if (e instanceof ShoalError) return errorResult(e);
+    if (e instanceof RequestError) return errorResult(e);
     deps.log?.("api: internal error", { method, path, error: String((e as Error)?.stack ?? e) });
     return json(500, {
       error: { code: "InternalError", message: "internal error; see the server log" },

@@ -26,7 +26,19 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/v1/openapi.json",
     operationId: "openApi",
-    responses: { 200: answer("this document") },
+    responses: {
+      200: answer("this document", {
+        type: "object",
+        properties: {
+          openapi: { const: "3.1.0" },
+          info: { type: "object" },
+          paths: { type: "object" },
+        },
+        required: ["openapi", "info", "paths"],
+        additionalProperties: true,
+        description: "an OpenAPI 3.1 document",
+      }),
+    },
     handler: async (d) => json(200, apiDocument(d.version)),
   }),
   ...WORKFLOW_ROUTES,

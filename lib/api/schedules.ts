@@ -14,10 +14,10 @@ import { checkTiming, nextFireTimes } from "../core/schedule-time.js";
 import { name, params, priority, WORKER_GROUP_PATTERN } from "../core/schema-parts.js";
 import { DEFAULT_ZONE } from "../core/time-params.js";
 import { parseWithSchema } from "../core/validate.js";
-import { shardOf, timingOf } from "../engine/schedule-sweeper.js";
 import type { FireRecord } from "../store/fires.js";
 import type { WorkflowHead } from "../store/records.js";
 import type { ScheduleRecord } from "../store/schedules.js";
+import { shardOf, timingOf } from "../store/schedules.js";
 import type { ApiDeps } from "./deps.js";
 import {
   asObject,

@@ -12,7 +12,7 @@
 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
-import { conflict, notFound, ShoalError, validationError } from "../core/errors.js";
+import { conflict, notFound, RequestError, validationError } from "../core/errors.js";
 import { TASK_GROUP_CAPACITY } from "../core/task-group-limits.js";
 import { checkName, formatPath, LIMITS } from "../core/validate.js";
 import type { TaskGroupRecord, TaskGroupStore } from "../store/task-groups.js";
@@ -53,7 +53,7 @@ export interface TaskGroupView {
 }
 
 /**
- * Parses a PUT body. @throws ShoalError 400 naming each field (`capacity` and its rule, unknown
+ * Parses a PUT body. @throws RequestError 400 naming each field (`capacity` and its rule, unknown
  * fields one by one), 413 when the only problem is a description that is too long.
  */
 export function parseTaskGroupBody(body: unknown): TaskGroupBody {
@@ -69,7 +69,7 @@ export function parseTaskGroupBody(body: unknown): TaskGroupBody {
   );
   const tooLarge = parsed.error.issues.every((i) => i.code === "too_big" && i.origin === "string");
   if (tooLarge && details[0]) {
-    throw new ShoalError("PayloadTooLarge", `${details[0].path}: ${details[0].message}`, details);
+    throw new RequestError("PayloadTooLarge", `${details[0].path}: ${details[0].message}`, details);
   }
   throw validationError(details);
 }
@@ -93,7 +93,7 @@ async function view(store: TaskGroupStore, g: TaskGroupRecord): Promise<TaskGrou
  * theirs until they finish, and no new slot is granted until fewer than `capacity` are held.
  * Raising it lets waiters in at the next grant (a release, or the sweeper's reconcile).
  * @param now clock, epoch ms.
- * @throws ShoalError 400 (name, body), 413 (description too long), 415 (content type).
+ * @throws RequestError 400 (name, body), 413 (description too long), 415 (content type).
  */
 export async function putTaskGroup(
   store: TaskGroupStore,
@@ -122,7 +122,7 @@ export async function putTaskGroup(
   return json(created ? 201 : 200, await view(store, group));
 }
 
-/** `GET /v1/task-groups/{name}`. @throws ShoalError 400 (bad name), 404 (unknown). */
+/** `GET /v1/task-groups/{name}`. @throws RequestError 400 (bad name), 404 (unknown). */
 export async function getTaskGroup(
   store: TaskGroupStore,
   _now: () => number,
@@ -136,7 +136,7 @@ export async function getTaskGroup(
 
 /**
  * `GET /v1/task-groups?limit=&nextToken=`: groups by name, each with its counts.
- * @throws ShoalError 400 for a bad limit (1..200) or token.
+ * @throws RequestError 400 for a bad limit (1..200) or token.
  */
 export async function listTaskGroups(
   store: TaskGroupStore,
@@ -151,7 +151,7 @@ export async function listTaskGroups(
 
 /**
  * `DELETE /v1/task-groups/{name}`: 204 once deleted.
- * @throws ShoalError 404 (unknown), 409 while a slot is held or a task waits (or a concurrent
+ * @throws RequestError 404 (unknown), 409 while a slot is held or a task waits (or a concurrent
  *   PUT changed it meanwhile).
  */
 export async function deleteTaskGroup(

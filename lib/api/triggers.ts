@@ -1,7 +1,7 @@
 /**
  * Event triggers: `POST/GET /v1/triggers`, `GET/DELETE /v1/triggers/{id}`, and
  * `POST /v1/events` (standalone's stand-in for EventBridge PutEvents: entries are matched here
- * with EventBridge's pattern semantics). On AWS the same `deliverEvent` runs in the trigger
+ * with EventBridge's pattern semantics). On AWS the same `deliverTriggerEvent` runs in the trigger
  * handler for events a rule delivers. The event id is the idempotency key: the run of
  * (trigger, event) has a deterministic id, so a redelivered event never starts a second run.
  * Parameters taken from events are untrusted: size-checked here, shell-quoted when substituted.
@@ -159,7 +159,7 @@ export interface TriggerOutcome {
  * Matches one event (EventBridge envelope) against every trigger and starts the runs.
  * Idempotent per (trigger, event id).
  */
-export async function deliverEvent(
+export async function deliverTriggerEvent(
   deps: ApiDeps,
   event: Record<string, unknown> & { id: string },
 ): Promise<TriggerOutcome[]> {
@@ -244,16 +244,20 @@ export async function putEvents(
       return putEventsEntryToEvent(e, {
         id: randomUUID(),
         account: "000000000000",
-        region: process.env.AWS_REGION ?? "us-east-1",
+        region: deps.region ?? "us-east-1",
         now: deps.now(),
       }) as unknown as Record<string, unknown> & { id: string };
     } catch (err) {
-      throw validationError([{ path: `Entries[${i}].Detail`, message: (err as Error).message }]);
+      throw validationError(
+        [{ path: `Entries[${i}].Detail`, message: (err as Error).message }],
+        undefined,
+        { cause: err },
+      );
     }
   });
   for (const envelope of envelopes) {
     deps.bus?.record(envelope);
-    const triggers = await deliverEvent(deps, envelope);
+    const triggers = await deliverTriggerEvent(deps, envelope);
     entries.push({ EventId: envelope.id, Triggers: triggers });
   }
   return json(200, { FailedEntryCount: failed, Entries: entries });

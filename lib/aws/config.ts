@@ -189,7 +189,11 @@ export interface ShoalConfig {
   leaseMs: number;
   /** How often a running task's lease is renewed (and a kill request noticed), ms. */
   leaseRenewMs: number;
-  /** Create task queues of unknown worker groups on first use (standalone only). */
+  /**
+   * Create task queues of unknown worker groups on first use (standalone only): the process that
+   * provisions passes `createRuntime` a queue creator (lib/standalone/provision.ts
+   * `autoCreatedQueues`); `createRuntime` refuses this flag without one.
+   */
   autoCreateQueues: boolean;
   /** A command left PENDING this long is signalled again by the sweeper, ms. */
   commandResignalMs: number;
@@ -323,8 +327,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
       .filter((g) => g !== ""),
     ...(env[ENV.ecsWorkerGroup] ? { ecsWorkerGroup: env[ENV.ecsWorkerGroup] } : {}),
     ...(env[ENV.standaloneUrl] ? { standaloneUrl: env[ENV.standaloneUrl] } : {}),
-    // Lenient, as it always was: anything but a positive number means the default.
-    retentionSweepMs: (Number(env[ENV.retentionSweepSeconds]) || RETENTION_SWEEP_SECONDS) * 1000,
+    // A negative or unreadable value is refused, naming the variable (it used to run the sweep
+    // every millisecond).
+    retentionSweepMs: num(env, ENV.retentionSweepSeconds, RETENTION_SWEEP_SECONDS) * 1000,
     quiet: env[ENV.quiet] === "true",
     deliverTwice: env[ENV.testDeliverTwice] === "true",
     ...(env[ENV.ecsAgentUri] ? { ecsAgentUri: env[ENV.ecsAgentUri] } : {}),

@@ -81,7 +81,9 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new CliError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+    throw new CliError(`config file ${path} is not valid JSON: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new CliError(`config file ${path} must hold a JSON object`);
@@ -138,7 +140,9 @@ export function loadConfigFile(path: string): ConfigFile | undefined {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    throw new CliError(`cannot read config file ${path}: ${code ?? (err as Error).message}`);
+    throw new CliError(`cannot read config file ${path}: ${code ?? (err as Error).message}`, {
+      cause: err,
+    });
   }
   return parseConfigFile(text, path);
 }
@@ -160,7 +164,9 @@ export async function saveConfigFile(path: string, config: ConfigFile): Promise<
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});
     const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot write config file ${path}: ${code ?? (err as Error).message}`);
+    throw new CliError(`cannot write config file ${path}: ${code ?? (err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
@@ -171,7 +177,9 @@ export async function deleteConfigFile(path: string): Promise<boolean> {
     await rm(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot remove config file ${path}: ${code ?? (err as Error).message}`);
+    throw new CliError(`cannot remove config file ${path}: ${code ?? (err as Error).message}`, {
+      cause: err,
+    });
   }
   return true;
 }

@@ -81,7 +81,7 @@ async function readSource(file: string): Promise<string> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : code;
-    throw new CliError(`cannot read ${file}: ${why ?? String(err)}`);
+    throw new CliError(`cannot read ${file}: ${why ?? String(err)}`, { cause: err });
   }
 }
 
@@ -93,7 +93,7 @@ function parseDocuments(label: string, file: string, text: string): Parsed[] {
     try {
       return [{ value: JSON.parse(text) }];
     } catch (err) {
-      throw new CliError(`${label}: invalid JSON: ${(err as Error).message}`);
+      throw new CliError(`${label}: invalid JSON: ${(err as Error).message}`, { cause: err });
     }
   }
   const docs = parseAllDocuments(text, { prettyErrors: true });

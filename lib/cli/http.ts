@@ -37,7 +37,11 @@ export function flagOf(path: string, flags: FlagMap): string | undefined {
   return rest.startsWith(".") ? `${flag} ${rest.slice(1)}` : flag;
 }
 
-/** An error answer of the API (status >= 400), message already formatted for the terminal. */
+/**
+ * An error answer of the API (status >= 400), message already formatted for the terminal. The
+ * CLI's view of HTTP, so it keeps the `status` the server answered; `retryable` for 429 and 5xx
+ * (asking again later may succeed), not for the contract's 4xx.
+ */
 export class ApiError extends CliError {
   readonly status: number;
   readonly code: string;
@@ -49,8 +53,7 @@ export class ApiError extends CliError {
       // The API's message is often its first detail (`priority: must be …`): say it once.
       .filter((line) => line !== message)
       .map((line) => `\n  - ${line}`);
-    super(`${message}${lines.join("")}`);
-    this.name = "ApiError";
+    super(`${message}${lines.join("")}`, { retryable: status === 429 || status >= 500 });
     this.status = status;
     this.code = code;
     this.details = details;
@@ -166,12 +169,14 @@ export class ApiClient {
       if (err instanceof Error && err.name === "TimeoutError") {
         throw new CliError(
           `Shoal at ${this.endpoint} did not answer ${method} ${path} within ${REQUEST_TIMEOUT_MS / 1000}s`,
+          { cause: err, retryable: true },
         );
       }
       throw new CliError(
         detectAwsHost(this.endpoint)
           ? `cannot reach Shoal at ${this.endpoint} (check the network and the endpoint: \`shoal config show\` says where it comes from)`
           : `cannot reach Shoal at ${this.endpoint} (is \`shoal standalone\` running? set --endpoint or SHOAL_ENDPOINT)`,
+        { cause: err, retryable: true },
       );
     }
     const text = await res.text();

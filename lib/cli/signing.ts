@@ -113,6 +113,7 @@ function noCredentials(endpoint: string, profile: string | undefined, err: unkno
     `no AWS credentials found for signing requests to ${endpoint}: set AWS_PROFILE or ` +
       "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run `aws sso login`" +
       (generic ? "" : `\n  ${profile ? `profile ${profile}: ` : ""}${reason}`),
+    { cause: err },
   );
 }
 

@@ -11,6 +11,7 @@
  * (event-pattern-complexity.ts). No maintained npm package implements these rules faithfully, so
  * they are written out here.
  */
+import { ShoalError } from "./errors.js";
 import {
   EVENT_PATTERN_MAX_WILDCARD_COMPLEXITY,
   wildcardComplexity,
@@ -154,7 +155,9 @@ function compileOrThrow(pattern: object): PatternNode[] {
   try {
     return compile(pattern);
   } catch (e) {
-    if (e instanceof PatternError) throw new Error(`invalid event pattern: ${e.message}`);
+    if (e instanceof PatternError) {
+      throw new Error(`invalid event pattern: ${e.message}`, { cause: e });
+    }
     throw e;
   }
 }
@@ -208,8 +211,11 @@ export function putEventsEntryToEvent(
 
 // ---- compilation -------------------------------------------------------------------------------
 
-/** An invalid pattern; `limit` marks size limits, which the `$or` fallback must not retry. */
-class PatternError extends Error {
+/**
+ * An invalid pattern; `limit` marks size limits, which the `$or` fallback must not retry. Never
+ * leaves this module: `checkEventPattern` returns its message, the matchers wrap it.
+ */
+class PatternError extends ShoalError {
   constructor(
     message: string,
     readonly limit = false,

@@ -11,12 +11,8 @@ import {
   type ExplainFacts,
   listed,
 } from "./explain-facts.js";
-import { SLOT } from "./progress.js";
+import { FINISHED, SATISFIED, SLOT } from "./progress.js";
 
-/** Slots that let a downstream task run (lib/core/progress.ts SATISFIED). */
-const SATISFIED = new Set<string>([SLOT.OUT, SLOT.SUCCESS, SLOT.FORCED_SUCCESS, SLOT.SKIPPED]);
-/** Slots a CONDITIONS task waits for: finished, whatever the result. */
-const FINISHED = new Set<string>([...SATISFIED, SLOT.FAILURE, SLOT.KILLED, SLOT.HANDLED]);
 /** Failed for good: a downstream task (other than CONDITIONS) never runs in this round. */
 const FAILED = new Set<string>([SLOT.FAILURE, SLOT.KILLED, SLOT.HANDLED]);
 

@@ -32,7 +32,12 @@ export const OVERLAP_POLICIES = [
 ] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 
-/** The fire ledger's outcome of one nominal time. */
+/**
+ * What the sweeper decided for one nominal time (the fire ledger's outcome): FIRED (a run was
+ * started), SKIPPED_MISFIRE (too late under the misfire policy), DISCARDED_OVERLAP (an earlier run
+ * was still going, or a newer time replaced it in the queue), QUEUED_SERIAL (waits for the running
+ * one; later becomes FIRED or DISCARDED_OVERLAP).
+ */
 export type FireDecision = "FIRED" | "SKIPPED_MISFIRE" | "DISCARDED_OVERLAP" | "QUEUED_SERIAL";
 
 /** One due nominal time (epoch ms) and whether it goes on to the overlap decision. */

@@ -86,7 +86,9 @@ function evaluateTimes(name: string, text: string, baseMs: number, zone?: string
     try {
       return evaluateTimeExpression(expr, baseMs, zone);
     } catch (err) {
-      if (err instanceof ParamError) throw new ParamError(`parameter ${name}: ${err.message}`);
+      if (err instanceof ParamError) {
+        throw new ParamError(`parameter ${name}: ${err.message}`, { cause: err });
+      }
       throw err;
     }
   });

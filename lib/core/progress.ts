@@ -36,9 +36,14 @@ export const SLOT = {
 export const MAX_FAILOVERS = 5;
 
 /** Slots whose downstream tasks may run. */
-const SATISFIED = new Set<string>([SLOT.OUT, SLOT.SUCCESS, SLOT.FORCED_SUCCESS, SLOT.SKIPPED]);
+export const SATISFIED = new Set<string>([
+  SLOT.OUT,
+  SLOT.SUCCESS,
+  SLOT.FORCED_SUCCESS,
+  SLOT.SKIPPED,
+]);
 /** Slots a CONDITIONS task waits for: finished, whatever the result. */
-const FINISHED = new Set<string>([...SATISFIED, SLOT.FAILURE, SLOT.KILLED, SLOT.HANDLED]);
+export const FINISHED = new Set<string>([...SATISFIED, SLOT.FAILURE, SLOT.KILLED, SLOT.HANDLED]);
 const FAILED = new Set<string>([SLOT.FAILURE, SLOT.KILLED]);
 
 /**

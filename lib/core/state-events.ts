@@ -41,7 +41,7 @@ export function reachesTriggers(event: Record<string, unknown>): boolean {
 export const SCHEMA_VERSION = 1;
 
 /** One event to publish: the PutEvents entry fields Shoal sets. */
-export interface StateEvent {
+export interface StateChangeEvent {
   source: typeof EVENT_SOURCE;
   detailType: (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
   /** When the change happened, epoch ms (the event's `time`). */
@@ -110,7 +110,7 @@ export interface MisfireDetail {
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /** The instance fields an instance event reads (a subset of the stored record). */
-export interface InstanceEventSource {
+export interface InstanceChangeSource {
   instanceId: string;
   workflow: string;
   version: number;
@@ -129,12 +129,12 @@ export interface InstanceEventSource {
 }
 
 /** "Shoal Workflow Instance State Change" for `inst` having moved from `previous`, at `now` (ms). */
-export function instanceStateEvent(
-  inst: InstanceEventSource,
+export function instanceStateChange(
+  inst: InstanceChangeSource,
   previous: InstanceState,
   now: number,
   failedTasks: string[] = [],
-): StateEvent {
+): StateChangeEvent {
   const detail: InstanceStateDetail = {
     schemaVersion: SCHEMA_VERSION,
     instanceId: inst.instanceId,
@@ -164,11 +164,11 @@ export function instanceStateEvent(
 }
 
 /** "Shoal Task Instance State Change" for one attempt of one task reaching `state`, at `now` (ms). */
-export function taskStateEvent(
+export function taskStateChange(
   inst: { instanceId: string; workflow: string; version: number },
   task: { code: string; type: TaskType; attempt: number; state: TaskState },
   now: number,
-): StateEvent {
+): StateChangeEvent {
   return {
     source: EVENT_SOURCE,
     detailType: DETAIL_TYPES.task,
@@ -187,10 +187,10 @@ export function taskStateEvent(
 }
 
 /** "Shoal Schedule Misfire": a nominal time that started no run, decided at `now` (ms). */
-export function misfireEvent(
+export function scheduleMisfireEvent(
   fire: { scheduleId: string; workflow: string; nominalTime: number; outcome: MisfireOutcome },
   now: number,
-): StateEvent {
+): StateChangeEvent {
   return {
     source: EVENT_SOURCE,
     detailType: DETAIL_TYPES.misfire,
@@ -210,7 +210,7 @@ export function misfireEvent(
  * The PutEvents entry of an event (EventBridge's request shape: `Time` ISO-8601, `Detail` a JSON
  * string). `eventBusName` is left to the publisher.
  */
-export function toPutEventsEntry(e: StateEvent): {
+export function toPutEventsEntry(e: StateChangeEvent): {
   Source: string;
   DetailType: string;
   Detail: string;

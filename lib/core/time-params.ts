@@ -6,12 +6,16 @@
  */
 
 import { DateTime, IANAZone } from "luxon";
+import { ShoalError } from "./errors.js";
 
-/** A parameter problem (bad time expression, bad zone): one sentence naming what is wrong. */
-export class ParamError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ParamError";
+/**
+ * A parameter problem (bad time expression, bad zone): one sentence naming what is wrong. Not
+ * retryable. Callers turn it into a task's failure or a rendering's `error`; the API never
+ * answers it as such (it is not a `RequestError`). `cause`: the problem it rewords.
+ */
+export class ParamError extends ShoalError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { findCycle } from "./dag.js";
-import { type ErrorDetail, ShoalError, validationError } from "./errors.js";
+import { type ErrorDetail, RequestError, validationError } from "./errors.js";
 import { type FieldContext, unknownFieldMessage } from "./field-hints.js";
 import { checkLogicTasks } from "./logic-task-rules.js";
 import {
@@ -116,7 +116,7 @@ function zodDetails(
 }
 
 /** 413 when every problem is a size limit (docs/api.md "Errors" and "Limits"), else 400. */
-function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): ShoalError {
+function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): RequestError {
   const details = zodDetails(error, unknownField);
   const tooLarge = error.issues.every(
     (i) =>
@@ -125,7 +125,7 @@ function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): Sho
   );
   if (!tooLarge) return validationError(details);
   const first = details[0];
-  return new ShoalError(
+  return new RequestError(
     "PayloadTooLarge",
     first ? `${first.path || "body"}: ${first.message}` : "too large",
     details,
@@ -135,7 +135,7 @@ function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): Sho
 /**
  * Parses a body with a zod schema, in plain words (schema-messages.ts: "is required", "must be
  * a string").
- * @throws ShoalError 400 listing every problem at its path, or 413 when all are size limits.
+ * @throws RequestError 400 listing every problem at its path, or 413 when all are size limits.
  */
 export function parseWithSchema<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body, PARSE_OPTIONS);
@@ -146,7 +146,7 @@ export function parseWithSchema<T>(schema: z.ZodType<T>, body: unknown): T {
 /**
  * Parses and checks a workflow definition body.
  * @returns the definition with defaults applied.
- * @throws ShoalError ValidationError listing every problem (path + rule).
+ * @throws RequestError ValidationError listing every problem (path + rule).
  */
 export function parseWorkflowDefinition(body: unknown): WorkflowDefinition {
   const parsed = workflowSchema.safeParse(body, PARSE_OPTIONS);
@@ -218,7 +218,7 @@ export function checkGraph(tasks: readonly TaskDefinition[]): ErrorDetail[] {
 
 /**
  * Parses a run request against the definition it starts.
- * @throws ShoalError ValidationError (unknown start task, bad field).
+ * @throws RequestError ValidationError (unknown start task, bad field).
  */
 export function parseRunRequest(body: unknown, def: WorkflowDefinition): RunRequest {
   const parsed = runSchema.safeParse(body ?? {}, PARSE_OPTIONS);

@@ -9,7 +9,7 @@
  * signal does nothing twice.
  */
 import type { CommandType, ParentLink, RunRequest } from "../core/model.js";
-import type { EventMessage } from "../queue/messages.js";
+import type { DispatcherMessage } from "../queue/messages.js";
 import type { CommandRecord, WorkflowHead } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import type { EngineDeps } from "./engine-deps.js";
@@ -128,14 +128,20 @@ export function startCommand(
  * mean:
  * - `api`: a request. Only a command this call wrote is signalled (a repeated request is answered
  *   from the command that exists); a failed signal is logged, the sweeper sends it again.
- * - `scheduler`: a fire, a trigger, a serial or backfill step, any of which may redo one that
- *   crashed between write and signal. A command found there still PENDING is signalled again; a
- *   failed signal is logged, the sweeper sends it again.
+ * - `redo`: a submission that may redo one a crash cut short between write and signal: a
+ *   schedule fire, a trigger's run, a serial or backfill step. A command found there still
+ *   PENDING is signalled again; a failed signal is logged, the sweeper sends it again.
  * - `dispatcher`: a decision inside a dispatcher step. Always signalled (the step may be the redo
  *   of one whose signal was lost), and a failed signal throws, so that the step's message is
  *   delivered again and redoes both.
  */
-export type Submitter = "api" | "scheduler" | "dispatcher";
+export type Submitter = "api" | "redo" | "dispatcher";
+
+/** The log line of a failed signal, by submitter (the lines operators already search for). */
+const SIGNAL_FAILED: Record<Exclude<Submitter, "dispatcher">, string> = {
+  api: "api: signalling the dispatcher failed; the sweeper will retry",
+  redo: "scheduling: signal failed; the sweeper will retry",
+};
 
 /**
  * Writes the command (`attribute_not_exists`: one that exists is left as it is), then signals the
@@ -155,13 +161,13 @@ export async function submitCommand(
   }
   const again =
     !written &&
-    from === "scheduler" &&
+    from === "redo" &&
     (await deps.store.getCommand(cmd.commandId))?.state === "PENDING";
   if (!written && !again) return written;
   try {
     await signal(deps, cmd);
   } catch (e) {
-    deps.log?.("outbox: signalling the dispatcher failed; the sweeper will retry", {
+    deps.log?.(SIGNAL_FAILED[from], {
       commandId: cmd.commandId,
       error: String(e),
     });
@@ -172,7 +178,7 @@ export async function submitCommand(
 /** The event that tells the dispatcher to claim a command. */
 export function commandSignal(
   cmd: Pick<CommandRecord, "commandId" | "instanceId">,
-): Extract<EventMessage, { kind: "command" }> {
+): Extract<DispatcherMessage, { kind: "command" }> {
   return { kind: "command", commandId: cmd.commandId, instanceId: cmd.instanceId };
 }
 
@@ -180,7 +186,7 @@ async function signal(deps: OutboxDeps, cmd: CommandRecord): Promise<void> {
   const wait = cmd.notBefore !== undefined ? cmd.notBefore - deps.now() : 0;
   // Ahead of its time: SQS delays the signal (the events FIFO queue cannot delay one).
   if (wait > 0) await deps.queues.sendDelayedSignal(commandSignal(cmd), wait / 1000);
-  else await deps.queues.sendEvents([commandSignal(cmd)]);
+  else await deps.queues.sendToDispatcher([commandSignal(cmd)]);
 }
 
 /**
@@ -203,7 +209,7 @@ export function cachedHead(
 /**
  * Starts a run of the workflow's latest version for a schedule, backfill or trigger: writes its
  * START command (idempotent: a command that exists is left as it is) and signals the dispatcher
- * (`scheduler` submission).
+ * (`redo` submission).
  * @param heads heads read in this sweep, by workflow (see {@link cachedHead}).
  * @returns "started" (or already was), "missing" (workflow deleted) or "offline" (it refuses runs).
  */
@@ -219,7 +225,7 @@ export async function submitRun(
   if (!head || head.deleted) return "missing";
   if (head.releaseState !== "ONLINE") return "offline";
   const cmd = startCommand(instanceId, workflow, head.latestVersion, run, origin, deps.now());
-  await submitCommand(deps, cmd, "scheduler");
+  await submitCommand(deps, cmd, "redo");
   return "started";
 }
 
@@ -248,7 +254,7 @@ export async function resignalStaleCommands(
     const resignal = n + 1;
     await store.markResignalled(cmd.commandId, resignal, now);
     // A new deduplication id (resignal count), or SQS would drop it as a repeat for 5 minutes.
-    await queues.sendEvents([{ ...commandSignal(cmd), resignal }]);
+    await queues.sendToDispatcher([{ ...commandSignal(cmd), resignal }]);
     deps.log?.("sweeper: command signalled again", { commandId: cmd.commandId, resignal });
   }
   return sent;

@@ -1,7 +1,7 @@
 /**
  * The dispatcher (DolphinScheduler's master): claims commands, creates workflow instances,
- * dispatches ready tasks in priority order, decides logic tasks, and advances the DAG on task
- * state-change events. Events of one instance arrive one batch at a time (FIFO message group =
+ * dispatches ready tasks in priority order, decides logic tasks, and advances the DAG on
+ * task events. Events of one instance arrive one batch at a time (FIFO message group =
  * instance id); every write is conditioned anyway (instance `rev`, task `attribute_not_exists`/
  * expected state), and side effects happen before the instance write that records them, so a
  * redelivered or repeated message redoes the same idempotent effects and changes nothing twice.
@@ -21,7 +21,7 @@ import {
   type TaskOutcome,
 } from "../core/progress.js";
 import { runTypeOf } from "../core/run-type.js";
-import { type EventMessage, type TaskEvent, taskEventsOf } from "../queue/messages.js";
+import { type DispatcherMessage, type TaskEvent, taskEventsOf } from "../queue/messages.js";
 import type { CommandRecord, InstanceRecord } from "../store/records.js";
 import { commandSignal } from "./commands.js";
 import { controlInstance, handleTimeout } from "./control.js";
@@ -69,7 +69,7 @@ export class Dispatcher {
         let i = 0;
         try {
           while (i < list.length) {
-            const first = JSON.parse((list[i] as SQSRecord).body) as EventMessage;
+            const first = JSON.parse((list[i] as SQSRecord).body) as DispatcherMessage;
             if (first.kind === "command") {
               await this.handleCommand(first.commandId);
               i++;
@@ -89,7 +89,7 @@ export class Dispatcher {
             const events: TaskEvent[] = [];
             const from = i;
             while (i < list.length) {
-              const e = JSON.parse((list[i] as SQSRecord).body) as EventMessage;
+              const e = JSON.parse((list[i] as SQSRecord).body) as DispatcherMessage;
               if ((e.kind !== "task" && e.kind !== "tasks") || e.instanceId !== first.instanceId)
                 break;
               events.push(...taskEventsOf(e));
@@ -255,7 +255,7 @@ export class Dispatcher {
   }
 
   /**
-   * Applies task state-change events of one instance. With `cacheInstances` (one dispatcher
+   * Applies task events of one instance. With `cacheInstances` (one dispatcher
    * process, standalone) the instance comes from memory; a copy that is stale all the same only
    * makes the conditional write fail, and then it is read again and the decision redone.
    */

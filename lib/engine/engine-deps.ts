@@ -7,7 +7,7 @@ import type { Dag } from "../core/dag.js";
 import type { TaskDefinition } from "../core/model.js";
 import { resolveParams } from "../core/params.js";
 import { builtinParams, DEFAULT_ZONE } from "../core/time-params.js";
-import type { EventPublisher } from "../events/event-publisher.js";
+import type { StateChangePublisher } from "../events/event-publisher.js";
 import type { Queues } from "../queue/queues.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
@@ -24,7 +24,7 @@ export interface EngineDeps {
   now: () => number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** Where state-change events go (absent: nowhere). */
-  events?: EventPublisher;
+  stateChanges?: StateChangePublisher;
 }
 
 /** Base time of built-in time parameters: the schedule time, else when the run was requested. */

@@ -87,7 +87,7 @@ export async function notifyParent(deps: EngineDeps, inst: InstanceRecord): Prom
   if (!inst.parent) return;
   const state = mirrorChildState(inst.state);
   if (!state) return;
-  await deps.queues.sendEvents([
+  await deps.queues.sendToDispatcher([
     {
       kind: "task",
       instanceId: inst.parent.instanceId,

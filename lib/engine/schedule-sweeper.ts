@@ -13,17 +13,19 @@
  */
 import pLimit from "p-limit";
 import { decideMisfires, decideOverlap, type FireDecision } from "../core/fire-decisions.js";
-import { nextFireTimes, type ScheduleTiming } from "../core/schedule-time.js";
-import { type MisfireOutcome, misfireEvent, type StateEvent } from "../core/state-events.js";
+import { nextFireTimes } from "../core/schedule-time.js";
+import {
+  type MisfireOutcome,
+  type StateChangeEvent,
+  scheduleMisfireEvent,
+} from "../core/state-events.js";
 import type { WorkflowHead } from "../store/records.js";
-import type { ScheduleRecord } from "../store/schedules.js";
+import { SCHEDULE_SHARDS, type ScheduleRecord, timingOf } from "../store/schedules.js";
 import { advanceBackfills } from "./backfill-progress.js";
 import { cachedHead, submitRun } from "./commands.js";
 import { scheduledInstanceId, scheduleRun, serialBusy, startNextQueued } from "./schedule-runs.js";
 import type { SchedulingDeps } from "./scheduling-deps.js";
 
-/** Shards of the due-schedules index; a schedule's shard is a hash of its id. */
-export const SCHEDULE_SHARDS = 8;
 /** Most sweepers that share the shards (member slots). */
 export const MAX_SWEEPERS = 8;
 /** Due schedules read per query, and queries per shard and sweep. */
@@ -33,29 +35,6 @@ const MAX_PAGES_PER_SWEEP = 40;
 const FIRE_CONCURRENCY = 16;
 /** Nominal times one schedule may fire in one sweep (FIRE_ALL catch-up is bounded by maxCatchup). */
 const MAX_FIRES_PER_SWEEP = 1_000;
-
-/** The shard of a schedule id (stable: FNV-1a of the id). */
-export function shardOf(id: string, shards = SCHEDULE_SHARDS): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return String(h % shards);
-}
-
-/** The timing of a schedule record (what lib/core/schedule-time.ts computes fire times from). */
-export function timingOf(s: ScheduleRecord): ScheduleTiming {
-  return {
-    ...(s.cron !== undefined ? { cron: s.cron } : {}),
-    ...(s.rate !== undefined ? { rate: s.rate } : {}),
-    ...(s.at !== undefined ? { at: s.at } : {}),
-    timezone: s.timezone,
-    ...(s.startTime !== undefined ? { startTime: s.startTime } : {}),
-    ...(s.endTime !== undefined ? { endTime: s.endTime } : {}),
-    anchor: s.startTime ?? s.createdAt,
-  };
-}
 
 export interface SweepResult {
   shards: string[];
@@ -226,10 +205,13 @@ export class ScheduleSweeper {
     let queued = [...(s.queued ?? [])];
     let active = s.activeInstanceId;
     let busy = s.overlapPolicy === "PARALLEL" ? false : await serialBusy(this.deps, s);
-    const misfires: StateEvent[] = [];
+    const misfires: StateChangeEvent[] = [];
     const misfired = (nominal: number, outcome: MisfireOutcome) =>
       misfires.push(
-        misfireEvent({ scheduleId: s.id, workflow: s.workflow, nominalTime: nominal, outcome }, t),
+        scheduleMisfireEvent(
+          { scheduleId: s.id, workflow: s.workflow, nominalTime: nominal, outcome },
+          t,
+        ),
       );
     const record = async (nominal: number, decision: FireDecision, instanceId?: string) => {
       result.maxLatenessMs = Math.max(result.maxLatenessMs, t - nominal);
@@ -305,7 +287,7 @@ export class ScheduleSweeper {
     if (active) updated.activeInstanceId = active;
     // Lost to a concurrent change (API edit, another sweeper): the fire records already made
     // each fire at most once; the next sweep sees the schedule as it is now.
-    if (misfires.length > 0) await this.deps.events?.publish(misfires);
+    if (misfires.length > 0) await this.deps.stateChanges?.publish(misfires);
     if (await schedules.updateSchedule(updated)) await startNextQueued(this.deps, updated);
   }
 }

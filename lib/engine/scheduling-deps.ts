@@ -1,5 +1,5 @@
 /** What the schedule sweeper, serial schedules and backfills work with. */
-import type { EventPublisher } from "../events/event-publisher.js";
+import type { StateChangePublisher } from "../events/event-publisher.js";
 import type { Queues } from "../queue/queues.js";
 import type { BackfillStore } from "../store/backfills.js";
 import type { FireStore } from "../store/fires.js";
@@ -18,7 +18,7 @@ export interface SchedulingDeps {
   now: () => number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** Where "Shoal Schedule Misfire" events go (absent: nowhere). */
-  events?: EventPublisher;
+  stateChanges?: StateChangePublisher;
 }
 
 /** What starting and advancing runs needs (no sweeper leases). */

@@ -5,7 +5,11 @@
  */
 import type { TaskDefinition } from "../core/model.js";
 import { attemptOf, type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
-import { instanceStateEvent, type StateEvent, taskStateEvent } from "../core/state-events.js";
+import {
+  instanceStateChange,
+  type StateChangeEvent,
+  taskStateChange,
+} from "../core/state-events.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { LoadedDefinition } from "./definitions.js";
 import type { EngineDeps } from "./engine-deps.js";
@@ -19,21 +23,21 @@ export function isLiveOutcome(progress: Progress, o: TaskOutcome): boolean {
  * The events of a write that took the instance from `before` to `after`.
  * @param outcomes task attempts that ended with this write (live ones only), in order.
  */
-export function changeEvents(
+export function stateChangesOf(
   before: InstanceRecord,
   after: InstanceRecord,
   def: LoadedDefinition,
   outcomes: readonly TaskOutcome[],
   now: number,
-): StateEvent[] {
-  const events: StateEvent[] = [];
+): StateChangeEvent[] {
+  const events: StateChangeEvent[] = [];
   const seen = new Set<string>();
   for (const o of outcomes) {
     const key = `${o.index}#${o.attempt}`;
     if (seen.has(key)) continue;
     seen.add(key);
     const task = def.definition.tasks[o.index] as TaskDefinition;
-    const e = taskStateEvent(
+    const e = taskStateChange(
       after,
       { code: task.code, type: task.type, attempt: o.attempt, state: o.state },
       now,
@@ -53,7 +57,7 @@ export function changeEvents(
     after.progress.slots.split("").forEach((slot, i) => {
       if (slot === SLOT.FAILURE || slot === SLOT.KILLED) failed.push(def.dag.codes[i] as string);
     });
-    events.push(instanceStateEvent(after, before.state, now, failed));
+    events.push(instanceStateChange(after, before.state, now, failed));
   }
   return events;
 }
@@ -66,7 +70,7 @@ export async function publishChanges(
   def: LoadedDefinition,
   outcomes: readonly TaskOutcome[],
 ): Promise<void> {
-  if (!deps.events) return;
-  const events = changeEvents(before, after, def, outcomes, deps.now());
-  if (events.length > 0) await deps.events.publish(events);
+  if (!deps.stateChanges) return;
+  const events = stateChangesOf(before, after, def, outcomes, deps.now());
+  if (events.length > 0) await deps.stateChanges.publish(events);
 }

@@ -71,12 +71,12 @@ export class Sweeper {
         await sendPending(this.deps, JSON.parse(t.payload) as PendingSend);
         return;
       case INSTANCE_TIMEOUT_TIMER:
-        await queues.sendEvents([
+        await queues.sendToDispatcher([
           { kind: "timeout", instanceId: t.instanceId, deadlineAt: t.dueAt },
         ]);
         return;
       case LOGIC_CHECK_TIMER:
-        await queues.sendEvents([
+        await queues.sendToDispatcher([
           {
             kind: "check",
             instanceId: t.instanceId,
@@ -146,7 +146,7 @@ export class Sweeper {
           await store.updateTask(key, [t.state], {}, { removeLease: true });
           continue;
         }
-        await queues.sendEvents([{ kind: "task", ...key, state: "NEED_FAULT_TOLERANCE" }]);
+        await queues.sendToDispatcher([{ kind: "task", ...key, state: "NEED_FAULT_TOLERANCE" }]);
         await store.updateTask(key, ["NEED_FAULT_TOLERANCE"], {}, { removeLease: true });
       } catch (e) {
         this.deps.log?.("sweeper: failover not finished, next sweep goes on", {

@@ -1,7 +1,7 @@
 /**
  * The worker (DolphinScheduler's WorkerServer): claims a task attempt with a conditional write on
  * (state, attempt) so a duplicate delivery never runs it twice, runs it while renewing its lease,
- * writes the result conditioned on still holding that attempt, and emits the state-change event.
+ * writes the result conditioned on still holding that attempt, and sends the task event to the dispatcher.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -211,7 +211,7 @@ export class Worker {
   }
 
   private emit(msg: TaskMessage, state: TaskState, outputs?: Record<string, string>) {
-    return this.deps.queues.sendEvents([
+    return this.deps.queues.sendToDispatcher([
       {
         kind: "task",
         instanceId: msg.instanceId,

@@ -8,12 +8,12 @@
  * a process dies between its state write and the publish, and a repeated write path can publish
  * twice; consumers should key on (instanceId, state) or (instanceId, taskCode, attempt, state).
  */
-import type { StateEvent } from "../core/state-events.js";
+import type { StateChangeEvent } from "../core/state-events.js";
 
-export interface EventPublisher {
+export interface StateChangePublisher {
   /**
    * Publishes the events, in order. Never throws: failures are logged by the implementation.
    * @param events at most a few hundred per call (the dispatcher publishes one step's changes).
    */
-  publish(events: readonly StateEvent[]): Promise<void>;
+  publish(events: readonly StateChangeEvent[]): Promise<void>;
 }

@@ -6,8 +6,8 @@
  * still fails is logged, never thrown (event-publisher.ts says why).
  */
 import { type EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
-import { type StateEvent, toPutEventsEntry } from "../core/state-events.js";
-import type { EventPublisher } from "./event-publisher.js";
+import { type StateChangeEvent, toPutEventsEntry } from "../core/state-events.js";
+import type { StateChangePublisher } from "./event-publisher.js";
 
 /** PutEvents limits. */
 export const PUT_EVENTS_LIMITS = { entries: 10, bytes: 256 * 1024 } as const;
@@ -40,7 +40,7 @@ export function batchEntries<E extends ReturnType<typeof toPutEventsEntry>>(entr
   return batches;
 }
 
-export class EventBridgePublisher implements EventPublisher {
+export class EventBridgePublisher implements StateChangePublisher {
   constructor(
     private readonly client: EventBridgeClient,
     private readonly opts: {
@@ -52,7 +52,7 @@ export class EventBridgePublisher implements EventPublisher {
     },
   ) {}
 
-  async publish(events: readonly StateEvent[]): Promise<void> {
+  async publish(events: readonly StateChangeEvent[]): Promise<void> {
     const entries: Entry[] = [];
     for (const e of events) {
       const entry = { ...toPutEventsEntry(e), EventBusName: this.opts.eventBusName };

@@ -4,10 +4,10 @@
  * its misfire events onto the standalone's in-process bus (triggers, `GET /v1/events/recent`).
  * Best effort like every publisher: failures are logged, never thrown.
  */
-import { type StateEvent, toPutEventsEntry } from "../core/state-events.js";
-import type { EventPublisher } from "./event-publisher.js";
+import { type StateChangeEvent, toPutEventsEntry } from "../core/state-events.js";
+import type { StateChangePublisher } from "./event-publisher.js";
 
-export class HttpEventPublisher implements EventPublisher {
+export class HttpStateChangePublisher implements StateChangePublisher {
   constructor(
     private readonly opts: {
       /** The standalone's API, e.g. `http://localhost:8080`. */
@@ -16,7 +16,7 @@ export class HttpEventPublisher implements EventPublisher {
     },
   ) {}
 
-  async publish(events: readonly StateEvent[]): Promise<void> {
+  async publish(events: readonly StateChangeEvent[]): Promise<void> {
     for (let i = 0; i < events.length; i += 10) {
       const entries = events.slice(i, i + 10).map(toPutEventsEntry);
       try {

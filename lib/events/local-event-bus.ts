@@ -1,13 +1,13 @@
 /**
  * The in-process event bus of `shoal standalone`: Shoal's state-change events and the events
  * `POST /v1/events` receives go through it, in EventBridge's envelope, to the triggers (the same
- * `deliverEvent` the trigger Lambda runs on AWS) and into a ring of recent events that
+ * `deliverTriggerEvent` the trigger Lambda runs on AWS) and into a ring of recent events that
  * `GET /v1/events/recent` shows.
  */
 import { randomUUID } from "node:crypto";
 import { putEventsEntryToEvent } from "../core/event-pattern.js";
-import { type StateEvent, toPutEventsEntry } from "../core/state-events.js";
-import type { EventPublisher } from "./event-publisher.js";
+import { type StateChangeEvent, toPutEventsEntry } from "../core/state-events.js";
+import type { StateChangePublisher } from "./event-publisher.js";
 
 /** An event as EventBridge delivers it (`version`, `id`, `detail-type`, `source`, `time`, `detail`…). */
 export type BusEvent = Record<string, unknown> & { id: string };
@@ -18,7 +18,7 @@ export type BusSubscriber = (event: BusEvent) => Promise<unknown>;
 /** How many events `recent` keeps. */
 export const RECENT_EVENTS = 1_000;
 
-export class LocalEventBus implements EventPublisher {
+export class LocalEventBus implements StateChangePublisher {
   private readonly ring: BusEvent[] = [];
   private readonly subscribers: BusSubscriber[] = [];
   /** Deliveries not finished yet (so that a stop can wait for them). */
@@ -44,7 +44,7 @@ export class LocalEventBus implements EventPublisher {
    * Shoal's own events: recorded and handed to the subscribers without waiting for them, so that
    * a trigger starting a run never slows the dispatcher step that published the event.
    */
-  async publish(events: readonly StateEvent[]): Promise<void> {
+  async publish(events: readonly StateChangeEvent[]): Promise<void> {
     for (const e of events) {
       const envelope = this.record(
         putEventsEntryToEvent(toPutEventsEntry(e), {

@@ -33,7 +33,7 @@ export function encodeReadToken(stream: string, p: ReadPosition): string {
   return TOKEN_PREFIX + Buffer.from(JSON.stringify(body), "utf8").toString("base64url");
 }
 
-/** @throws ShoalError ValidationError (the API's 400) for anything `encodeReadToken` did not make for `stream`. */
+/** @throws RequestError ValidationError (the API's 400) for anything `encodeReadToken` did not make for `stream`. */
 export function decodeReadToken(raw: string, stream: string): ReadPosition {
   const bad = () =>
     validationError([{ path: "nextToken", message: "is not a token this API returned" }]);

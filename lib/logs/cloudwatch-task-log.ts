@@ -98,7 +98,7 @@ export class CloudWatchTaskLogs implements TaskLogs {
   /**
    * Reads up to `limit` lines after `nextToken` (from the head without one). A stream that does
    * not exist yet reads as empty, with a token that starts from the head.
-   * @throws ShoalError ValidationError for a token this store did not hand out for this log;
+   * @throws RequestError ValidationError for a token this store did not hand out for this log;
    *   other GetLogEvents errors (access, throttling past the SDK's retries) as they come.
    */
   async read(key: TaskLogKey, opts: { nextToken?: string; limit: number }): Promise<LogPage> {

@@ -34,7 +34,7 @@ export interface TaskLogs {
   open(key: TaskLogKey): TaskLogWriter;
   /**
    * Reads up to `limit` lines after `nextToken`.
-   * @throws ShoalError ValidationError for a token this store did not hand out.
+   * @throws RequestError ValidationError for a token this store did not hand out.
    */
   read(key: TaskLogKey, opts: { nextToken?: string; limit: number }): Promise<LogPage>;
   /** A link to read the log outside Shoal (the CloudWatch console), where there is one. */

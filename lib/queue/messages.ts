@@ -29,11 +29,11 @@ export interface TaskMessage {
 }
 
 /** A signal to the dispatcher (events FIFO queue, message group = workflow instance id). */
-export type EventMessage =
+export type DispatcherMessage =
   | { kind: "command"; commandId: string; instanceId: string; resignal?: number }
   | TaskEvent
   | {
-      /** Several task events of one instance in one message (see packEvents). */
+      /** Several task events of one instance in one message (see packTaskEvents). */
       kind: "tasks";
       instanceId: string;
       events: PackedTaskEvent[];
@@ -65,9 +65,9 @@ export interface TaskEvent {
  * group hands out its messages one batch at a time (and fauxqs one message at a time), so one
  * message per instance lets the dispatcher apply them all in one step.
  */
-export function packEvents(events: readonly EventMessage[]): EventMessage[] {
-  const out: EventMessage[] = [];
-  const packs = new Map<string, Extract<EventMessage, { kind: "tasks" }>>();
+export function packTaskEvents(events: readonly DispatcherMessage[]): DispatcherMessage[] {
+  const out: DispatcherMessage[] = [];
+  const packs = new Map<string, Extract<DispatcherMessage, { kind: "tasks" }>>();
   for (const e of events) {
     if (e.kind !== "task") {
       out.push(e);
@@ -91,7 +91,7 @@ export function packEvents(events: readonly EventMessage[]): EventMessage[] {
 }
 
 /** The task events a message carries (none for a command). */
-export function taskEventsOf(m: EventMessage): TaskEvent[] {
+export function taskEventsOf(m: DispatcherMessage): TaskEvent[] {
   if (m.kind === "task") return [m];
   if (m.kind === "tasks")
     return m.events.map((e) => ({ kind: "task", instanceId: m.instanceId, ...e }));
@@ -99,7 +99,7 @@ export function taskEventsOf(m: EventMessage): TaskEvent[] {
 }
 
 /** Deduplication id: the same fact sent twice within SQS's 5-minute window is delivered once. */
-export function eventDedupId(e: EventMessage): string {
+export function dispatcherMessageDedupId(e: DispatcherMessage): string {
   const raw =
     e.kind === "command"
       ? `c:${e.commandId}:${e.resignal ?? 0}`

@@ -14,7 +14,12 @@ import {
 import { resourceNames } from "../aws/config.js";
 import type { Priority } from "../core/model.js";
 import { Batcher } from "./batcher.js";
-import { type EventMessage, eventDedupId, packEvents, type TaskMessage } from "./messages.js";
+import {
+  type DispatcherMessage,
+  dispatcherMessageDedupId,
+  packTaskEvents,
+  type TaskMessage,
+} from "./messages.js";
 import type { Queues } from "./queues.js";
 
 /**
@@ -33,8 +38,8 @@ const MAX_BATCH_BYTES = 1024 * 1024 - 16 * 1024;
 
 export class SqsQueues implements Queues {
   private readonly urls = new Map<string, Promise<string>>();
-  private readonly eventBatcher = new Batcher<EventMessage>(
-    (events) => this.sendEventsNow(events),
+  private readonly dispatcherBatcher = new Batcher<DispatcherMessage>(
+    (events) => this.sendToDispatcherNow(events),
     {
       maxBatch: 10,
       maxInFlight: 1,
@@ -48,7 +53,7 @@ export class SqsQueues implements Queues {
       eventsQueueUrl?: string;
       /** Creates queues found missing; absent: a missing queue is an error. */
       createQueues?: QueueCreator;
-      /** Merge event sends of concurrent callers into batches (see sendEvents). */
+      /** Merge event sends of concurrent callers into batches (see sendToDispatcher). */
       coalesce?: boolean;
     },
   ) {}
@@ -140,32 +145,32 @@ export class SqsQueues implements Queues {
   }
 
   /**
-   * Sends state-change events. With `coalesce`, single events travel through a natural batcher
+   * Sends dispatcher messages (task events, signals, timer messages) to the events queue. With `coalesce`, single events travel through a natural batcher
    * (sent at once unless a send is under way, then together with what queued meanwhile):
    * fewer requests when many tasks end together, no added latency when one does. Resolves once
    * the events were accepted; rejects if they were not.
    */
-  sendEvents(events: EventMessage[]): Promise<void> {
+  sendToDispatcher(events: DispatcherMessage[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    if (!this.opts.coalesce || events.length > 1) return this.sendEventsNow(events);
-    return this.eventBatcher.add(events[0] as EventMessage);
+    if (!this.opts.coalesce || events.length > 1) return this.sendToDispatcherNow(events);
+    return this.dispatcherBatcher.add(events[0] as DispatcherMessage);
   }
 
-  private async sendEventsNow(events: EventMessage[]): Promise<void> {
+  private async sendToDispatcherNow(events: DispatcherMessage[]): Promise<void> {
     const url = await this.eventsQueueUrl();
     await this.sendBatches(
       url,
-      packEvents(events).map((e, i) => ({
+      packTaskEvents(events).map((e, i) => ({
         Id: String(i),
         MessageBody: JSON.stringify(e),
         MessageGroupId: e.instanceId,
-        MessageDeduplicationId: eventDedupId(e),
+        MessageDeduplicationId: dispatcherMessageDedupId(e),
       })),
     );
   }
 
   async sendDelayedSignal(
-    event: Extract<EventMessage, { kind: "command" }>,
+    event: Extract<DispatcherMessage, { kind: "command" }>,
     delaySeconds: number,
   ): Promise<void> {
     const create = this.opts.createQueues;

@@ -3,6 +3,11 @@
  * (CloudWatch Logs on Lambda parses JSON lines). Written through Powertools for AWS Lambda's
  * Logger, with a formatter that keeps Shoal's line shape: no level, service or sampling keys,
  * and fields as given (empty strings and nulls included).
+ *
+ * Powertools' own settings still apply: `AWS_LAMBDA_LOG_LEVEL` (Lambda's advanced logging
+ * controls) above INFO drops these lines, and fields named `level`, `message`, `service`,
+ * `timestamp` or `sampling_rate` are reserved (Powertools drops them with a warning): name
+ * fields otherwise.
  */
 import { LogFormatter, Logger, LogItem } from "@aws-lambda-powertools/logger";
 import type { LogAttributes, UnformattedAttributes } from "@aws-lambda-powertools/logger/types";
@@ -35,8 +40,10 @@ class StderrLogger extends Logger {
  * @param opts.quiet logs nothing (SHOAL_QUIET: tests, benchmarks, quiet standalone children).
  */
 export function createLog(opts: { quiet: boolean }): Log {
+  // Quiet means silent whatever AWS_LAMBDA_LOG_LEVEL says (it overrides Powertools' logLevel).
+  if (opts.quiet) return () => {};
   const logger = new StderrLogger({
-    logLevel: opts.quiet ? "SILENT" : "INFO",
+    logLevel: "INFO",
     logFormatter: new ShoalLogFormatter(),
   });
   return (msg, fields = {}) => logger.info(msg, fields);

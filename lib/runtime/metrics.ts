@@ -13,7 +13,9 @@ import { METRICS } from "../aws/config.js";
  * {@link METRICS.dimension} = `prefix`. Powertools' default `service` dimension is dropped: the
  * alarms and dashboard (cdk/monitoring.ts) match the metrics on `Prefix` alone, and a metric
  * with another set of dimensions is another metric to CloudWatch.
- * `publishStoredMetrics()` prints the line on stdout.
+ * `publishStoredMetrics()` prints the line on stdout. Powertools' switches apply:
+ * `POWERTOOLS_METRICS_DISABLED=true` or `POWERTOOLS_DEV=true` print nothing, and the sweeper's
+ * lateness alarm, which treats missing data as breaching, then fires: do not set them on a stack.
  */
 export function shoalMetrics(prefix: string): Metrics {
   const metrics = new Metrics({ namespace: METRICS.namespace });

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type { ApiDeps } from "../api/deps.js";
 import { type AwsClients, createAwsClients } from "../aws/clients.js";
-import type { ShoalConfig } from "../aws/config.js";
+import { ENV, type ShoalConfig } from "../aws/config.js";
 import { QUEUE_SETTINGS } from "../aws/resources.js";
 import { DefinitionCache } from "../engine/definitions.js";
 import { Dispatcher } from "../engine/dispatcher.js";
@@ -18,7 +18,7 @@ import { Sweeper } from "../engine/sweeper.js";
 import { grantTaskGroupSlot } from "../engine/task-dispatch.js";
 import { TaskGroupGate } from "../engine/task-group-gate.js";
 import { Worker } from "../engine/worker.js";
-import type { EventPublisher } from "../events/event-publisher.js";
+import type { StateChangePublisher } from "../events/event-publisher.js";
 import { EventBridgePublisher } from "../events/eventbridge-publisher.js";
 import { CloudWatchTaskLogs } from "../logs/cloudwatch-task-log.js";
 import { FileTaskLogs } from "../logs/file-task-log.js";
@@ -81,7 +81,7 @@ export interface RuntimeOptions {
    * Where state-change events go; default: the EventBridge bus when `config.eventBus` is set,
    * else nowhere (standalone passes its in-process bus).
    */
-  events?: EventPublisher;
+  stateChanges?: StateChangePublisher;
   /** The log; default: structured lines on stderr, none when `config.quiet`. */
   log?: Log;
   /**
@@ -91,8 +91,17 @@ export interface RuntimeOptions {
   createQueues?: QueueCreator;
 }
 
-/** Creates every part from `config` (lib/aws/config.ts `configFromEnv` reads it). */
+/**
+ * Creates every part from `config` (lib/aws/config.ts `configFromEnv` reads it).
+ * @throws Error when `config.autoCreateQueues` is set without `opts.createQueues`: provisioning
+ *   lives with standalone, which must pass the creator (a missing queue would fail later).
+ */
 export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): Runtime {
+  if (config.autoCreateQueues && !opts.createQueues) {
+    throw new Error(
+      `${ENV.autoCreateQueues}=true needs a queue creator (lib/standalone/provision.ts autoCreatedQueues)`,
+    );
+  }
   const clients = opts.clients ?? createAwsClients(config.aws);
   const now = () => Date.now();
   const retentionDays = config.instanceRetentionDays;
@@ -113,8 +122,8 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
     : new FileTaskLogs(join(config.dataDir, "logs"));
   const definitions = new DefinitionCache(store);
   const log = opts.log ?? createLog({ quiet: config.quiet });
-  const events =
-    opts.events ??
+  const stateChanges =
+    opts.stateChanges ??
     (config.eventBus
       ? new EventBridgePublisher(clients.eventBridge, { eventBusName: config.eventBus, log })
       : undefined);
@@ -125,7 +134,7 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
     queues,
     now,
     log,
-    events,
+    stateChanges,
     schedules: new DynamoSchedules(clients.dynamo, config.tables.schedules),
     fires: new DynamoFires(clients.dynamo, config.tables.fires, retentionDays),
     leases: new DynamoLeases(clients.dynamo, config.tables.leases),
@@ -140,7 +149,7 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
     timers,
     now,
     log,
-    events,
+    stateChanges,
     // The gate grants waiting tasks through the engine it belongs to.
     gate: new TaskGroupGate(taskGroups, { now, onGranted: (w) => grantTaskGroupSlot(engine, w) }),
   };
@@ -155,6 +164,7 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
       logs,
       now,
       version: VERSION,
+      ...(config.aws.region ? { region: config.aws.region } : {}),
       log,
       taskGroups,
       scheduling: {

@@ -4,7 +4,7 @@ import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { ApiDeps } from "../api/deps.js";
-import { handleApiEvent } from "../api/router.js";
+import { handleApiRequest } from "../api/router.js";
 import { httpApiEvent } from "./lambda-events.js";
 
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta.url));
@@ -29,7 +29,7 @@ export async function loadExamples(
       const doc = parse(readFileSync(join(dir, file), "utf8")) as Record<string, unknown>;
       const name = typeof doc.name === "string" ? doc.name : basename(file, extname(file));
       const { name: _n, ...body } = doc;
-      const res = await handleApiEvent(
+      const res = await handleApiRequest(
         api,
         httpApiEvent({
           method: "PUT",

@@ -6,8 +6,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { isAbsolute, relative, resolve } from "node:path";
-import { handleApiEvent } from "../api/router.js";
-import { deliverEvent } from "../api/triggers.js";
+import { handleApiRequest } from "../api/router.js";
+import { deliverTriggerEvent } from "../api/triggers.js";
 import { createAwsClients } from "../aws/clients.js";
 import { configFromEnv, ENV, resourceNames, type ShoalConfig } from "../aws/config.js";
 import { reachesTriggers } from "../core/state-events.js";
@@ -18,6 +18,7 @@ import { DynamoExpiredItems } from "../store/dynamo-expired.js";
 import { DEFAULT_ENDPOINT } from "./defaults.js";
 import { startEmulatorProcess } from "./emulator-process.js";
 import type { Emulators } from "./emulators.js";
+import { formatEnvFile } from "./env-file.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
@@ -117,7 +118,7 @@ function standaloneConfig(inherited: NodeJS.ProcessEnv, env: Record<string, stri
   return { ...config, aws: { ...config.aws, credentials: LOCAL_CREDENTIALS } };
 }
 
-/** Fires due within this are fired one sweep early and delayed by SQS (DESIGN.md: 1 s locally). */
+/** Fires due within this are fired one sweep early and delayed by SQS (1 s locally; docs/scheduling.md "Look-ahead, delayed signals and `notBefore`"). */
 export const LOOKAHEAD_MS = 1_000;
 
 /** Starts everything; resolves once the API answers. */
@@ -147,12 +148,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const config = { ...standaloneConfig(inherited, env), quiet };
     const envFile = resolve(dataDir, "endpoints.env");
     const writeEnvFile = (extra: Record<string, string> = {}) =>
-      writeFileSync(
-        envFile,
-        `${Object.entries({ ...env, ...extra })
-          .map(([k, v]) => `${k}=${v}`)
-          .join("\n")}\n`,
-      );
+      writeFileSync(envFile, formatEnvFile({ ...env, ...extra }));
     writeEnvFile();
     // Shoal's state-change events and POST /v1/events meet on one in-process bus, which
     // delivers them to the triggers as EventBridge does on AWS.
@@ -160,13 +156,13 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log });
     const runtime = createRuntime(config, {
       clients,
-      events: bus,
+      stateChanges: bus,
       log,
       ...autoCreatedQueues(config, clients.sqs),
     });
     runtime.api.bus = bus;
     bus.subscribe(async (event) =>
-      reachesTriggers(event) ? deliverEvent(runtime.api, event) : [],
+      reachesTriggers(event) ? deliverTriggerEvent(runtime.api, event) : [],
     );
     cleanup.unshift(() => bus.drain());
     const onError = (e: unknown) => log("standalone: poller error", { error: String(e) });
@@ -251,7 +247,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     let port: number;
     try {
       ({ server, port } = await startHttpServer(opts.port, (event) =>
-        handleApiEvent(runtime.api, event),
+        handleApiRequest(runtime.api, event),
       ));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {

@@ -8,7 +8,7 @@
 import { hostname } from "node:os";
 import { createAwsClients } from "../aws/clients.js";
 import { configFromEnv } from "../aws/config.js";
-import { HttpEventPublisher } from "../events/http-publisher.js";
+import { HttpStateChangePublisher } from "../events/http-publisher.js";
 import { createLog } from "../runtime/log.js";
 import { createRuntime } from "../runtime/runtime.js";
 import { autoCreatedQueues } from "./provision.js";
@@ -34,7 +34,7 @@ export async function runSweeperProcess(opts: {
     clients,
     log,
     ...(standalone && !config.eventBus
-      ? { events: new HttpEventPublisher({ url: standalone, log }) }
+      ? { stateChanges: new HttpStateChangePublisher({ url: standalone, log }) }
       : {}),
     ...autoCreatedQueues(config, clients.sqs),
   });

@@ -4,34 +4,26 @@
  * the `DIR/endpoints.env` that standalone wrote, and with nothing configured it reads
  * `./.shoal/endpoints.env` (or `SHOAL_ENV_FILE`).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseEnv } from "node:util";
 import { createAwsClients, type RequestCounter } from "../aws/clients.js";
 import { configFromEnv } from "../aws/config.js";
+import { ShoalError } from "../core/errors.js";
 import { PRIORITIES } from "../core/model.js";
 import { WorkerHeartbeat } from "../engine/worker-heartbeat.js";
 import type { SqsQueues } from "../queue/sqs-queues.js";
 import { createRuntime } from "../runtime/runtime.js";
+import { readEnvFile } from "./env-file.js";
 import { QueuePoller } from "./poller.js";
 import { autoCreatedQueues, ensureTaskQueues } from "./provision.js";
 import { TaskProtection } from "./task-protection.js";
 
-/** Nothing tells a worker or sweeper where Shoal is; the message says what to do. */
-export class NoConfigurationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "NoConfigurationError";
-  }
-}
-
-/** Reads a `.env` file into `env`: over what is there when `override`, else where unset. */
-function readEnvFile(file: string, env: NodeJS.ProcessEnv, override: boolean): void {
-  for (const [key, value] of Object.entries(parseEnv(readFileSync(file, "utf8")))) {
-    if (value !== undefined && (override || env[key] === undefined)) env[key] = value;
-  }
-}
+/**
+ * Nothing tells a worker or sweeper where Shoal is; the message says what to do. Not retryable:
+ * the CLI reports it as a usage error (lib/cli/commands/server.ts).
+ */
+export class NoConfigurationError extends ShoalError {}
 
 /**
  * Where a `shoal worker` or `shoal sweeper` finds Shoal, into `env`:

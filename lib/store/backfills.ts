@@ -79,7 +79,7 @@ export interface BackfillStore {
   listActiveBackfills(limit: number): Promise<BackfillSummary[]>;
   /**
    * Newest first. Eventually consistent.
-   * @throws ShoalError ValidationError for a token this query did not return.
+   * @throws RequestError ValidationError for a token this query did not return.
    */
   listBackfills(q: ListBackfillsQuery): Promise<Page<BackfillSummary>>;
 }

@@ -112,8 +112,11 @@ function encodeToken(key: Item | undefined): string | undefined {
   return key ? Buffer.from(JSON.stringify(key)).toString("base64url") : undefined;
 }
 
-const badToken = () =>
-  validationError([{ path: "nextToken", message: "is not a token this API returned" }]);
+/** `cause`: DynamoDB's refusal of the start key, when that is how the token was found out. */
+const badToken = (cause?: unknown) =>
+  validationError([{ path: "nextToken", message: "is not a token this API returned" }], undefined, {
+    cause,
+  });
 
 /** Decodes a token and checks it has exactly the key attributes of the index it pages. */
 function decodeToken(token: string | undefined, keys: readonly string[]): Item | undefined {
@@ -157,7 +160,7 @@ export async function queryAll(
 /**
  * One page of a query. Asks for one item more than `limit`, so a token is returned only when
  * more items exist (docs/api.md "Lists and pagination"); with a filter, DynamoDB's own LastEvaluatedKey is used.
- * @throws ShoalError ValidationError for a token that does not fit this query.
+ * @throws RequestError ValidationError for a token that does not fit this query.
  */
 export async function page(
   db: DynamoDBDocumentClient,
@@ -177,7 +180,7 @@ export async function page(
       }),
     )) as typeof r;
   } catch (e) {
-    if (nextToken && (e as Error).name === "ValidationException") throw badToken();
+    if (nextToken && (e as Error).name === "ValidationException") throw badToken(e);
     throw e;
   }
   const items = r.Items ?? [];
@@ -197,7 +200,7 @@ export async function page(
  * `listKey` = `ix.listKey`); both indexes sort by `createdKey` (`timeKey`), the item key is `id`.
  * `q.state` filters each page on the `state` attribute: a page may then hold fewer than
  * `q.limit` items (even none) and still carry a token.
- * @throws ShoalError ValidationError for a token this query did not hand out.
+ * @throws RequestError ValidationError for a token this query did not hand out.
  */
 export function newestFirst(
   db: DynamoDBDocumentClient,

@@ -17,8 +17,9 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { TTL_ATTRIBUTE } from "../aws/resources.js";
+import type { FireDecision } from "../core/fire-decisions.js";
 import { conditional, expiresAt, isConditionFailure, page } from "./dynamo-common.js";
-import type { FireChanges, FireDecision, FireRecord, FireStore, ListFiresQuery } from "./fires.js";
+import type { FireChanges, FireRecord, FireStore, ListFiresQuery } from "./fires.js";
 import type { Page } from "./records.js";
 
 /** The attributes updateFire may set (the key never changes). */

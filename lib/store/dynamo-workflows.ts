@@ -10,7 +10,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { INDEX } from "../aws/resources.js";
-import { ShoalError } from "../core/errors.js";
+import { RequestError } from "../core/errors.js";
 import type { ReleaseState, WorkflowDefinition } from "../core/model.js";
 import { conditional, isConditionFailure, page, strip } from "./dynamo-common.js";
 import type { Page, StoredDefinition, WorkflowHead } from "./records.js";
@@ -44,7 +44,8 @@ export class DynamoWorkflows {
     // Gzipped: a 10,000-task definition stays well under DynamoDB's 400 KB item limit.
     const body = gzipSync(JSON.stringify(def.definition));
     if (body.length > MAX_STORED_DEFINITION_BYTES) {
-      throw new ShoalError(
+      // The client's definition does not fit one item: its error, by code; the API picks the status.
+      throw new RequestError(
         "PayloadTooLarge",
         `the definition is too large to store: ${Math.ceil(body.length / 1024)} KiB compressed, at most ${MAX_STORED_DEFINITION_BYTES / 1024} KiB`,
       );

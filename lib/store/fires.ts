@@ -2,15 +2,8 @@
  * The fire-ledger port: one entry per (schedule, nominal time), written once, so a nominal time is
  * decided at most once however many sweepers race on it. Times are epoch milliseconds.
  */
+import type { FireDecision } from "../core/fire-decisions.js";
 import type { Page } from "./records.js";
-
-/**
- * What the sweeper decided for one nominal time: FIRED (a run was started), SKIPPED_MISFIRE (too
- * late under the misfire policy), DISCARDED_OVERLAP (an earlier run was still going, or a newer
- * time replaced it in the queue), QUEUED_SERIAL (waits for the running one; later becomes FIRED
- * or DISCARDED_OVERLAP).
- */
-export type FireDecision = "FIRED" | "SKIPPED_MISFIRE" | "DISCARDED_OVERLAP" | "QUEUED_SERIAL";
 
 /**
  * One entry of the fire ledger. Its key (scheduleId, nominalTime) is written once, so a nominal
@@ -63,7 +56,7 @@ export interface FireStore {
   ): Promise<FireRecord | undefined>;
   /**
    * A schedule's fires by ascending nominal time (strongly consistent).
-   * @throws ShoalError ValidationError for a token this query did not return.
+   * @throws RequestError ValidationError for a token this query did not return.
    */
   listFires(scheduleId: string, q: ListFiresQuery): Promise<Page<FireRecord>>;
 }

@@ -5,25 +5,10 @@
  * condition did not hold returns false/undefined instead of throwing, so the caller decides what a
  * lost race means. Times are epoch milliseconds unless a name says otherwise.
  */
+import type { MisfirePolicy, OverlapPolicy } from "../core/fire-decisions.js";
 import type { FailureStrategy, Priority } from "../core/model.js";
 import type { ScheduleTiming } from "../core/schedule-time.js";
 import type { Page } from "./records.js";
-
-/**
- * What the sweeper does with nominal times it finds already past by more than the misfire
- * threshold. Named after Quartz's CronTrigger misfire instructions, which DolphinScheduler's
- * schedules run on: SKIP ≈ `MISFIRE_INSTRUCTION_DO_NOTHING`, FIRE_ONCE ≈
- * `MISFIRE_INSTRUCTION_FIRE_ONCE_NOW` (fire-and-proceed), FIRE_ALL ≈
- * `MISFIRE_INSTRUCTION_IGNORE_MISFIRE_POLICY` (every missed time, up to `maxCatchup`).
- */
-export type MisfirePolicy = "SKIP" | "FIRE_ONCE" | "FIRE_ALL";
-
-/**
- * What a fire does while an earlier run of the same schedule is still going. PARALLEL starts it
- * anyway; SERIAL_WAIT queues it (runs in nominal order); SERIAL_DISCARD drops it; SERIAL_PRIORITY
- * queues it but keeps only the newest waiting time.
- */
-export type OverlapPolicy = "PARALLEL" | "SERIAL_WAIT" | "SERIAL_DISCARD" | "SERIAL_PRIORITY";
 
 export type ScheduleState = "ONLINE" | "OFFLINE";
 
@@ -90,7 +75,7 @@ export interface ScheduleStore {
   deleteSchedule(id: string): Promise<boolean>;
   /**
    * Newest first (by createdAt, then id). Read from an index, so eventually consistent.
-   * @throws ShoalError ValidationError for a token this query did not return.
+   * @throws RequestError ValidationError for a token this query did not return.
    */
   listSchedules(q: ListSchedulesQuery): Promise<Page<ScheduleRecord>>;
   /**
@@ -98,4 +83,30 @@ export interface ScheduleStore {
    * Read from a sparse index, so eventually consistent: re-read (getSchedule) before acting.
    */
   listDue(shard: string, beforeMs: number, limit: number): Promise<ScheduleRecord[]>;
+}
+
+/** Shards of the due-schedules index; a schedule's shard is a hash of its id. */
+export const SCHEDULE_SHARDS = 8;
+
+/** The shard of a schedule id (stable: FNV-1a of the id). */
+export function shardOf(id: string, shards = SCHEDULE_SHARDS): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return String(h % shards);
+}
+
+/** The timing of a schedule record (what lib/core/schedule-time.ts computes fire times from). */
+export function timingOf(s: ScheduleRecord): ScheduleTiming {
+  return {
+    ...(s.cron !== undefined ? { cron: s.cron } : {}),
+    ...(s.rate !== undefined ? { rate: s.rate } : {}),
+    ...(s.at !== undefined ? { at: s.at } : {}),
+    timezone: s.timezone,
+    ...(s.startTime !== undefined ? { startTime: s.startTime } : {}),
+    ...(s.endTime !== undefined ? { endTime: s.endTime } : {}),
+    anchor: s.startTime ?? s.createdAt,
+  };
 }

@@ -105,7 +105,7 @@ export interface TaskGroupStore {
   getGroup(name: string): Promise<TaskGroupRecord | undefined>;
   /**
    * Groups by name, `limit` per page; `nextToken` only when more exist.
-   * @throws ShoalError ValidationError for a token this store did not return.
+   * @throws RequestError ValidationError for a token this store did not return.
    */
   listGroups(limit: number, nextToken?: string): Promise<Page<TaskGroupRecord>>;
   /**

@@ -40,7 +40,7 @@ export interface TriggerStore {
   updateTrigger(t: TriggerRecord): Promise<boolean>;
   /**
    * Newest first. Eventually consistent.
-   * @throws ShoalError ValidationError for a token this query did not return.
+   * @throws RequestError ValidationError for a token this query did not return.
    */
   listTriggers(limit: number, nextToken?: string): Promise<Page<TriggerRecord>>;
   /** @returns false when there was no such trigger. */

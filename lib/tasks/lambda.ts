@@ -14,6 +14,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { InvokeCommand } from "@aws-sdk/client-lambda";
+import { ShoalError } from "../core/errors.js";
 import { extractJsonPath } from "../core/json-path.js";
 import { AWS_JSON_MAX_BYTES, jsonTextProblem } from "../core/validate-tasks.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
@@ -49,11 +50,13 @@ export function awsErrorSentence(call: string, e: unknown): string {
   return sentence.slice(0, ERROR_CHARS);
 }
 
-/** Raised by `untilAborted` and `sleep` when their signal fires; `reason` is the signal's. */
-export class AbortedError extends Error {
+/**
+ * Raised by `untilAborted` and `sleep` when their signal fires; `reason` is the signal's. Not
+ * retryable: whoever fired the signal (a stop, a timeout, the worker shutting down) decides.
+ */
+export class AbortedError extends ShoalError {
   constructor(readonly reason: unknown) {
-    super("aborted");
-    this.name = "AbortedError";
+    super("aborted", { cause: reason });
   }
 }
 

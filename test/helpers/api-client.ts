@@ -1,6 +1,6 @@
 /**
  * The harness of the HTTP API v1 tests (test/integration/api-*.test.ts): the standalone server
- * (`startHttpServer`) in front of `handleApiEvent`, backed by DynamoDB/SQS emulators, plus
+ * (`startHttpServer`) in front of `handleApiRequest`, backed by DynamoDB/SQS emulators, plus
  * request helpers, error-shape assertions and fixtures. Every failed request is checked for its
  * status, `error.code`, a message naming the problem, `details[].path` where relevant, and that
  * it changed nothing. No pollers run: instances stay SUBMITTED unless a test drives the
@@ -8,15 +8,20 @@
  *
  * One server per test file: call `startApiServer()` in the file's `beforeAll` and
  * `stopApiServer()` in its `afterAll`; the helpers below talk to that server.
+ *
+ * Every answer the server gives is checked against the OpenAPI document (answer-schemas.ts): a
+ * status the route does not declare, or a body its schema refuses, fails the test that caused it
+ * (in the `afterEach` below; `stopApiServer` fails for what a `beforeAll`/`afterAll` caused).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
-import { handleApiEvent } from "../../lib/api/router.js";
+import { afterEach, expect } from "vitest";
+import { handleApiRequest } from "../../lib/api/router.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { startHttpServer } from "../../lib/standalone/http-server.js";
+import { type AnswerCheck, answerChecker } from "./answer-schemas.js";
 import { type TestAws, useTestAws } from "./aws-env.js";
 
 let aws: TestAws;
@@ -24,6 +29,20 @@ let rt: Runtime;
 let server: Server;
 let base: string;
 let dataDir: string;
+let checkAnswer: AnswerCheck | undefined;
+/** Answers since the last check that do not match the document: what each does wrong. */
+const violations: string[] = [];
+
+/** @throws Error listing the answers since the last call that do not match the document. */
+function failOnViolations(): void {
+  if (violations.length === 0) return;
+  const found = violations.splice(0);
+  throw new Error(
+    `${found.length} answer(s) do not match the OpenAPI document (lib/api/schemas, lib/api/routes):\n\n${found.join("\n\n")}`,
+  );
+}
+
+afterEach(failOnViolations);
 
 export interface ApiServer {
   aws: TestAws;
@@ -37,7 +56,19 @@ export async function startApiServer(): Promise<ApiServer> {
   aws = await useTestAws();
   dataDir = await mkdtemp(join(tmpdir(), "shoal-api-test-"));
   rt = createRuntime({ ...aws.config, dataDir });
-  const started = await startHttpServer(0, (e) => handleApiEvent(rt.api, e));
+  checkAnswer ??= answerChecker();
+  const check = checkAnswer;
+  const started = await startHttpServer(0, async (e) => {
+    const result = await handleApiRequest(rt.api, e);
+    let violation: string | undefined;
+    try {
+      violation = check(e, result);
+    } catch (error) {
+      violation = `checking the answer to ${e.requestContext.http.method} ${e.rawPath} failed: ${(error as Error).stack ?? error}`;
+    }
+    if (violation) violations.push(violation);
+    return result;
+  });
   server = started.server;
   base = `http://127.0.0.1:${started.port}`;
   return apiServer();
@@ -50,6 +81,7 @@ export async function stopApiServer(): Promise<void> {
     server ? server.close(() => resolve()) : resolve();
   });
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  failOnViolations();
 }
 
 /** The server `startApiServer()` started. */

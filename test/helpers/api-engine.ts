@@ -5,7 +5,8 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
 import { expect } from "vitest";
-import type { EventMessage, TaskMessage } from "../../lib/queue/messages.js";
+import { startCommandId } from "../../lib/engine/commands.js";
+import type { DispatcherMessage, TaskMessage } from "../../lib/queue/messages.js";
 import { LOCAL_ACCOUNT } from "../../lib/standalone/lambda-events.js";
 import { apiServer, get, post } from "./api-client.js";
 import { testClients } from "./aws-env.js";
@@ -34,7 +35,7 @@ export function sqsRecord(body: string, groupId?: string, queueName = "events.fi
   };
 }
 
-export async function dispatch(event: EventMessage): Promise<void> {
+export async function dispatch(event: DispatcherMessage): Promise<void> {
   const r = await apiServer().rt.dispatcher.handleBatch([
     sqsRecord(JSON.stringify(event), event.instanceId),
   ]);
@@ -43,7 +44,7 @@ export async function dispatch(event: EventMessage): Promise<void> {
 
 /** Creates the instance record and dispatches its first tasks (instance → RUNNING). */
 export async function startInstance(instanceId: string): Promise<void> {
-  await dispatch({ kind: "command", commandId: `start:${instanceId}`, instanceId });
+  await dispatch({ kind: "command", commandId: startCommandId(instanceId), instanceId });
 }
 
 /** Receives the task message the dispatcher sent for this instance from the task queues. */

@@ -1,6 +1,6 @@
 /**
  * Task group endpoints (lib/api/task-groups.ts) over DynamoDB on dynalite, called the way the
- * router calls handlers: an API Gateway v2 event in, a result out, ShoalErrors shaped into the
+ * router calls handlers: an API Gateway v2 event in, a result out, RequestErrors shaped into the
  * contract's error body. Checks status codes, bodies, 400/404/409/413/415, and that a refused
  * request wrote nothing.
  */
@@ -14,7 +14,7 @@ import {
   listTaskGroups,
   putTaskGroup,
 } from "../../lib/api/task-groups.js";
-import { ShoalError } from "../../lib/core/errors.js";
+import { RequestError } from "../../lib/core/errors.js";
 import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import { DynamoTaskGroups } from "../../lib/store/dynamo-task-groups.js";
 import type { TaskGroupStore } from "../../lib/store/task-groups.js";
@@ -72,7 +72,7 @@ interface Answer {
   body: Json;
 }
 
-/** What handleApiEvent does for these routes: dispatch, and shape a ShoalError. */
+/** What handleApiRequest does for these routes: dispatch, and shape a RequestError. */
 async function call(e: APIGatewayProxyEventV2): Promise<Answer> {
   const method = e.requestContext.http.method;
   const m = /^\/v1\/task-groups(?:\/([^/]+))?$/.exec(e.rawPath);
@@ -86,7 +86,7 @@ async function call(e: APIGatewayProxyEventV2): Promise<Answer> {
     else if (name !== undefined && method === "DELETE") r = await deleteTaskGroup(store, now, name);
     else throw new Error(`no route ${method} ${e.rawPath}`);
   } catch (err) {
-    if (!(err instanceof ShoalError)) throw err;
+    if (!(err instanceof RequestError)) throw err;
     r = errorResult(err);
   }
   return { status: r.statusCode ?? 200, body: r.body ? JSON.parse(r.body) : undefined };

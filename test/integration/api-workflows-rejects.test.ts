@@ -7,7 +7,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../lib/api/http.js";
-import { handleApiEvent } from "../../lib/api/router.js";
+import { handleApiRequest } from "../../lib/api/router.js";
 import type { Runtime } from "../../lib/runtime/runtime.js";
 import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import {
@@ -396,7 +396,7 @@ describe("PUT /v1/workflows/{name}", () => {
         timeEpoch: Date.now(),
       });
       await changesNothing(async () => {
-        const r = await handleApiEvent(rt.api, event);
+        const r = await handleApiRequest(rt.api, event);
         expect(r.statusCode).toBe(413);
         expect(JSON.parse(r.body ?? "{}").error.code).toBe("PayloadTooLarge");
       });

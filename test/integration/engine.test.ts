@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { handleApiEvent } from "../../lib/api/router.js";
+import { handleApiRequest } from "../../lib/api/router.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
@@ -30,7 +30,7 @@ describe("duplicate and concurrent deliveries", () => {
   let rt: Runtime;
   let dir: string;
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await handleApiEvent(rt.api, request(method, path, body));
+    const res = await handleApiRequest(rt.api, request(method, path, body));
     return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
   };
   const mediumQueue = () => aws.taskUrls[2] as string;
@@ -188,7 +188,7 @@ describe("failover survives a lost event", () => {
     let fail = true;
     const queues = {
       ...rt.api.queues,
-      sendEvents: async (events: unknown[]) => {
+      sendToDispatcher: async (events: unknown[]) => {
         if (fail) throw new Error("SQS is down");
         sent.push(...events);
       },

@@ -61,7 +61,7 @@ describe("SqsQueues", () => {
     const before = testClients().counter.counts.get("SQS.SendMessageBatch") ?? 0;
     await Promise.all(
       Array.from({ length: 25 }, (_, i) =>
-        queues.sendEvents([
+        queues.sendToDispatcher([
           { kind: "task", instanceId: `g${i % 3}`, code: `c${i}`, attempt: 1, state: "SUCCESS" },
         ]),
       ),

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { deliverEvent } from "../../lib/api/triggers.js";
+import { deliverTriggerEvent } from "../../lib/api/triggers.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { useTestAws } from "../helpers/aws-env.js";
 
@@ -65,8 +65,8 @@ describe("trigger delivery", () => {
       ...event("evt-1", "a.csv"),
       detail: { bucket: { name: t }, object: { key: "a.csv" } },
     };
-    const first = await deliverEvent(rt.api, e);
-    const again = await deliverEvent(rt.api, e);
+    const first = await deliverTriggerEvent(rt.api, e);
+    const again = await deliverTriggerEvent(rt.api, e);
     expect(first).toHaveLength(1);
     expect(first[0]?.instanceId).toBeDefined();
     expect(again[0]?.instanceId).toBe(first[0]?.instanceId);
@@ -81,8 +81,8 @@ describe("trigger delivery", () => {
       ...event(id, "x"),
       detail: { bucket: { name: t }, object: { key: "x" } },
     });
-    const a = await deliverEvent(rt.api, mk("evt-a"));
-    const b = await deliverEvent(rt.api, mk("evt-b"));
+    const a = await deliverTriggerEvent(rt.api, mk("evt-a"));
+    const b = await deliverTriggerEvent(rt.api, mk("evt-b"));
     expect(a[0]?.instanceId).toBeDefined();
     expect(b[0]?.skipped).toMatch(/debounced/);
   });
@@ -90,7 +90,7 @@ describe("trigger delivery", () => {
   it("a parameter over the size limit starts nothing and says why", async () => {
     const t = await trigger();
     const big = "k".repeat(5_000);
-    const r = await deliverEvent(rt.api, {
+    const r = await deliverTriggerEvent(rt.api, {
       ...event("evt-big", big),
       detail: { bucket: { name: t }, object: { key: big } },
     });

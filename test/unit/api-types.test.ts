@@ -16,6 +16,8 @@ import type { scheduleView } from "../../lib/api/schedules.js";
 import type { TaskGroupView } from "../../lib/api/task-groups.js";
 import type { TriggerOutcome, triggerView } from "../../lib/api/triggers.js";
 import type * as api from "../../lib/cli/api-types.generated.js";
+import type { Explanation } from "../../lib/core/explain-facts.js";
+import type { Rendered, TaskRendering } from "../../lib/tasks/render-task.js";
 
 /**
  * A view's fields with `undefined` taken out: the API omits an undefined field from its JSON,
@@ -54,5 +56,15 @@ describe("handlers' answers and the generated API types", () => {
     expectTypeOf<Sent<TriggerOutcome>>().toExtend<Sent<api.TriggerOutcome>>();
     expectTypeOf<Fields<DecisionLogPage>>().toEqualTypeOf<Fields<api.LogPage>>();
     expectTypeOf<Sent<DecisionLogPage>>().toExtend<Sent<api.LogPage>>();
+    expectTypeOf<Fields<Explanation>>().toEqualTypeOf<Fields<api.Explanation>>();
+    expectTypeOf<Sent<Explanation>>().toExtend<Sent<api.Explanation>>();
+    // Each rendered form is one of the document's, and each of the document's is one of them.
+    expectTypeOf<Rendered>().toExtend<api.RenderedTask>();
+    expectTypeOf<api.RenderedTask>().toExtend<Rendered>();
+    // The render answer is the task's rendering with where it stands (render.ts `answer`).
+    expectTypeOf<Exclude<Fields<TaskRendering>, Fields<api.TaskRendering>>>().toBeNever();
+    expectTypeOf<Sent<TaskRendering>>().toExtend<
+      Pick<Sent<api.TaskRendering>, Fields<TaskRendering>>
+    >();
   });
 });

@@ -4,7 +4,8 @@
  * 400 (413 for sizes) details at each field's path.
  */
 import { describe, expect, it } from "vitest";
-import { type ErrorDetail, ShoalError } from "../../lib/core/errors.js";
+import { statusOf } from "../../lib/api/http.js";
+import { type ErrorDetail, RequestError } from "../../lib/core/errors.js";
 import {
   isLogicTaskType,
   isWorkerTaskType,
@@ -32,12 +33,12 @@ const sfn = (extra: Body = {}): Body => ({
 });
 
 /** The error a one-task workflow raises (fails the test when it is accepted). */
-function rejectionOf(task: Body): ShoalError {
+function rejectionOf(task: Body): RequestError {
   try {
     parseWorkflowDefinition({ tasks: [task] });
   } catch (e) {
-    expect(e).toBeInstanceOf(ShoalError);
-    return e as ShoalError;
+    expect(e).toBeInstanceOf(RequestError);
+    return e as RequestError;
   }
   throw new Error(`expected ${JSON.stringify(task).slice(0, 200)} to be rejected`);
 }
@@ -45,7 +46,7 @@ function rejectionOf(task: Body): ShoalError {
 /** The message of the one detail at `tasks[0].<field>`, checking the status. */
 function messageAt(task: Body, field: string, status = 400): string {
   const err = rejectionOf(task);
-  expect(err.status).toBe(status);
+  expect(statusOf(err.code)).toBe(status);
   const found = err.details.filter((d: ErrorDetail) => d.path === `tasks[0].${field}`);
   expect(found, JSON.stringify(err.details)).toHaveLength(1);
   return found[0]?.message as string;

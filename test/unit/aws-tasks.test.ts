@@ -23,7 +23,7 @@ import { ParamError } from "../../lib/core/params.js";
 import { taskSchema } from "../../lib/core/validate-tasks.js";
 import { Worker } from "../../lib/engine/worker.js";
 import type { TaskLogs } from "../../lib/logs/task-log.js";
-import type { EventMessage, TaskMessage } from "../../lib/queue/messages.js";
+import type { DispatcherMessage, TaskMessage } from "../../lib/queue/messages.js";
 import type { Queues } from "../../lib/queue/queues.js";
 import type { Store } from "../../lib/store/store.js";
 import { runLambda } from "../../lib/tasks/lambda.js";
@@ -315,7 +315,7 @@ describe("the worker runs LAMBDA task messages", () => {
   });
 
   async function runMessage(overrides: Partial<TaskMessage>) {
-    const events: EventMessage[] = [];
+    const events: DispatcherMessage[] = [];
     const updates: Array<Record<string, unknown>> = [];
     const store = {
       updateTask: async (_k: unknown, _from: unknown, changes: Record<string, unknown>) => {
@@ -325,7 +325,7 @@ describe("the worker runs LAMBDA task messages", () => {
       getTaskInstance: async () => undefined,
     } as unknown as Store;
     const queues = {
-      sendEvents: async (e: EventMessage[]) => void events.push(...e),
+      sendToDispatcher: async (e: DispatcherMessage[]) => void events.push(...e),
     } as unknown as Queues;
     const logs: TaskLogs = {
       open: () => ({ write: () => {}, close: async () => {} }),

@@ -16,6 +16,8 @@ import {
 } from "@aws-sdk/client-cloudwatch-logs";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { statusOf } from "../../lib/api/http.js";
+import { RequestError } from "../../lib/core/errors.js";
 import {
   EVENT_OVERHEAD_BYTES,
   MAX_BATCH_BYTES,
@@ -566,10 +568,10 @@ describe("reading", () => {
       wrap([real]),
     ];
     for (const bad of ["garbage", "-1", "cw1.!!", "cw1.e30", ...tampered]) {
-      await expect(l.read(KEY, { limit: 1, nextToken: bad })).rejects.toMatchObject({
-        code: "ValidationError",
-        status: 400,
-      });
+      const err = await l.read(KEY, { limit: 1, nextToken: bad }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RequestError);
+      expect(err).toMatchObject({ code: "ValidationError" });
+      expect(statusOf((err as RequestError).code)).toBe(400);
     }
     await expect(
       l.read({ ...KEY, attempt: 2 }, { limit: 1, nextToken: token }),

@@ -91,6 +91,7 @@ describe("the map of the code (docs/architecture.md)", () => {
         (n) => n !== r.folder.slice(4) && !allowedOf(r, i).includes(n),
       );
       const override = biome.overrides.find((o) => o.includes.includes(`${r.folder}/**`));
+      if (denied.length === 0) return; // the top layer (lib/cli) needs no rule
       expect(override, `an override for ${r.folder}`).toBeDefined();
       const rule = override?.linter?.rules?.style?.noRestrictedImports as
         | { options: { patterns: Array<{ group: string[] }> } }

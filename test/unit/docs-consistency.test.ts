@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApiDeps } from "../../lib/api/deps.js";
-import { handleApiEvent } from "../../lib/api/router.js";
+import { handleApiRequest } from "../../lib/api/router.js";
 import { ROUTES } from "../../lib/api/routes.js";
 import { main } from "../../lib/cli/main.js";
 
@@ -202,7 +202,7 @@ function documentedRoutes(files: string[]): Array<{ file: string; method: string
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "x1");
 
 async function served(method: string, path: string): Promise<boolean> {
-  const res = await handleApiEvent(
+  const res = await handleApiRequest(
     { now: () => 0 } as unknown as ApiDeps,
     {
       rawPath: concrete(path),

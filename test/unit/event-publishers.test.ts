@@ -13,13 +13,13 @@ import { METRICS } from "../../lib/aws/config.js";
 import { putEventsEntryToEvent } from "../../lib/core/event-pattern.js";
 import {
   DETAIL_TYPES,
-  instanceStateEvent,
-  misfireEvent,
+  instanceStateChange,
   reachesTriggers,
-  type StateEvent,
-  taskStateEvent,
+  type StateChangeEvent,
+  scheduleMisfireEvent,
+  taskStateChange,
 } from "../../lib/core/state-events.js";
-import type { EventPublisher } from "../../lib/events/event-publisher.js";
+import type { StateChangePublisher } from "../../lib/events/event-publisher.js";
 import {
   batchEntries,
   EventBridgePublisher,
@@ -31,15 +31,15 @@ import { shoalMetrics } from "../../lib/runtime/metrics.js";
 const T = Date.UTC(2026, 10, 21, 9, 30, 0, 250);
 const inst = { instanceId: "i-1", workflow: "etl", version: 3 };
 
-function sample(n: number): StateEvent[] {
+function sample(n: number): StateChangeEvent[] {
   return Array.from({ length: n }, (_, i) =>
-    taskStateEvent(inst, { code: `t${i}`, type: "SHELL", attempt: 1, state: "SUCCESS" }, T + i),
+    taskStateChange(inst, { code: `t${i}`, type: "SHELL", attempt: 1, state: "SUCCESS" }, T + i),
   );
 }
 
 /** A publisher under test and a way to read what it delivered, as EventBridge envelopes. */
 interface Harness {
-  publisher: EventPublisher;
+  publisher: StateChangePublisher;
   delivered(): BusEvent[];
   logs: string[];
 }
@@ -97,7 +97,7 @@ describe.each(harnesses)("%s conformance", (_name, make) => {
     const h = make();
     const events = [
       ...sample(23),
-      instanceStateEvent(
+      instanceStateChange(
         { ...inst, state: "SUCCESS", commandType: "START_WORKFLOW", priority: "HIGH", endedAt: T },
         "RUNNING",
         T,
@@ -107,7 +107,7 @@ describe.each(harnesses)("%s conformance", (_name, make) => {
     const got = h.delivered();
     expect(got).toHaveLength(24);
     got.forEach((e, i) => {
-      const sent = events[i] as StateEvent;
+      const sent = events[i] as StateChangeEvent;
       expect(e.source).toBe("shoal");
       expect(e["detail-type"]).toBe(sent.detailType);
       expect(e.detail).toEqual(sent.detail);
@@ -166,8 +166,8 @@ describe("EventBridgePublisher", () => {
 
   it("splits by size too and drops (logs) an event over 256 KB", async () => {
     eb.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
-    const big = (kb: number): StateEvent => {
-      const e = misfireEvent(
+    const big = (kb: number): StateChangeEvent => {
+      const e = scheduleMisfireEvent(
         {
           scheduleId: "s",
           workflow: "w".repeat(kb * 1024),
@@ -240,7 +240,7 @@ describe("LocalEventBus", () => {
 
 describe("state-change event details", () => {
   it("an instance event carries only the fields that are set, times as ISO-8601", () => {
-    const e = instanceStateEvent(
+    const e = instanceStateChange(
       {
         ...inst,
         state: "FAILURE",
@@ -285,7 +285,7 @@ describe("state-change event details", () => {
   });
 
   it("a misfire event says how late the decision was", () => {
-    const e = misfireEvent(
+    const e = scheduleMisfireEvent(
       { scheduleId: "s", workflow: "w", nominalTime: T - 90_000, outcome: "SKIPPED_MISFIRE" },
       T,
     );

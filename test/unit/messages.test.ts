@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { eventDedupId } from "../../lib/queue/messages.js";
+import { dispatcherMessageDedupId } from "../../lib/queue/messages.js";
 
-describe("eventDedupId", () => {
+describe("dispatcherMessageDedupId", () => {
   it("is at most 128 characters and distinct for events that differ anywhere", () => {
     const code = (mid: string) => `${"a".repeat(60)}${mid}${"b".repeat(60)}`;
-    const one = eventDedupId({
+    const one = dispatcherMessageDedupId({
       kind: "task",
       instanceId: "i",
       code: code("x"),
       attempt: 1,
       state: "SUCCESS",
     });
-    const two = eventDedupId({
+    const two = dispatcherMessageDedupId({
       kind: "task",
       instanceId: "i",
       code: code("y"),
@@ -30,19 +30,25 @@ describe("eventDedupId", () => {
       attempt: 1,
       state: "SUCCESS" as const,
     };
-    expect(eventDedupId(base)).not.toBe(eventDedupId({ ...base, attempt: 2 }));
-    expect(eventDedupId(base)).not.toBe(eventDedupId({ ...base, state: "FAILURE" }));
+    expect(dispatcherMessageDedupId(base)).not.toBe(
+      dispatcherMessageDedupId({ ...base, attempt: 2 }),
+    );
+    expect(dispatcherMessageDedupId(base)).not.toBe(
+      dispatcherMessageDedupId({ ...base, state: "FAILURE" }),
+    );
     const cmd = { kind: "command" as const, commandId: "start:x", instanceId: "x" };
-    expect(eventDedupId(cmd)).not.toBe(eventDedupId({ ...cmd, resignal: 1 }));
+    expect(dispatcherMessageDedupId(cmd)).not.toBe(
+      dispatcherMessageDedupId({ ...cmd, resignal: 1 }),
+    );
   });
 });
 
-describe("packEvents", () => {
+describe("packTaskEvents", () => {
   it("packs the task events of one instance into one message and keeps commands apart", async () => {
-    const { packEvents, taskEventsOf } = await import("../../lib/queue/messages.js");
+    const { packTaskEvents, taskEventsOf } = await import("../../lib/queue/messages.js");
     const ev = (instanceId: string, code: string) =>
       ({ kind: "task", instanceId, code, attempt: 1, state: "SUCCESS" }) as const;
-    const packed = packEvents([
+    const packed = packTaskEvents([
       ev("a", "x"),
       ev("b", "y"),
       { kind: "command", commandId: "c", instanceId: "a" },

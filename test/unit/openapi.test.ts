@@ -1,13 +1,14 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { API_TYPES_FILE, apiTypesSource } from "../../lib/api/api-types-source.js";
 import type { ApiDeps } from "../../lib/api/deps.js";
 import { openApiDocument } from "../../lib/api/openapi.js";
 import { pathParamNames } from "../../lib/api/route.js";
-import { apiRouter, handleApiEvent } from "../../lib/api/router.js";
+import { apiRouter, handleApiRequest } from "../../lib/api/router.js";
 import { apiDocument, ROUTES } from "../../lib/api/routes.js";
 import pkg from "../../package.json" with { type: "json" };
+import { API_TYPES_FILE, apiTypesSource } from "../../scripts/api-types-source.js";
+import { answerChecker } from "../helpers/answer-schemas.js";
 
 type Operation = {
   operationId: string;
@@ -53,6 +54,20 @@ describe("OpenAPI document", () => {
     }
   });
 
+  it("declares the answers every route can give: 404 with a path parameter, 400/413/415 with a body", () => {
+    const missing = ROUTES.flatMap((r) => {
+      const declared = Object.keys(r.responses);
+      const needed = [
+        // The router answers 404 for a parameter that does not URI-decode.
+        ...(r.path.includes("{") ? ["404"] : []),
+        // Reading a body (http.ts parseBody): not JSON, too large, another content type.
+        ...(r.body ? ["400", "413", "415"] : []),
+      ];
+      return needed.filter((s) => !declared.includes(s)).map((s) => `${r.method} ${r.path} ${s}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
   it("refuses a table with a route twice", () => {
     const twice = [...ROUTES, ROUTES[0] as (typeof ROUTES)[number]];
     expect(() => openApiDocument("x", twice)).toThrow(/twice/);
@@ -65,6 +80,14 @@ describe("OpenAPI document", () => {
       (r) => !(r?.startsWith("#/components/schemas/") && r.slice(21) in doc.components.schemas),
     );
     expect(missing).toEqual([]);
+  });
+
+  it("names the error body component Error; only the generated TypeScript type is ErrorBody", () => {
+    expect(doc.components.schemas).toHaveProperty("Error");
+    expect(doc.components.schemas).not.toHaveProperty("ErrorBody");
+    const types = readFileSync(new URL(`../../${API_TYPES_FILE}`, import.meta.url), "utf8");
+    expect(types).toContain("export interface ErrorBody {");
+    expect(types).toContain("Error?: ErrorBody;");
   });
 
   it("takes its request schemas from the validators (unknown fields refused, defaults shown)", () => {
@@ -121,7 +144,7 @@ describe("route table", () => {
   it("answers 404 for an unknown path and for a known path with another method", async () => {
     const deps = { now: () => 0 } as unknown as ApiDeps;
     const call = async (method: string, rawPath: string) => {
-      const res = await handleApiEvent(deps, event(method, rawPath));
+      const res = await handleApiRequest(deps, event(method, rawPath));
       return [res.statusCode, JSON.parse(String(res.body)).error.message];
     };
     expect(await call("GET", "/v1/nothing")).toEqual([404, "no endpoint GET /v1/nothing"]);
@@ -133,6 +156,43 @@ describe("route table", () => {
       404,
       "no resource at /v1/instances/%E0%A4%A",
     ]);
+  });
+});
+
+describe("answer checker of the integration tests (test/helpers/answer-schemas.ts)", () => {
+  const check = answerChecker();
+  const answer = (statusCode: number, body?: unknown) => ({
+    statusCode,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? "" : JSON.stringify(body),
+  });
+  const notFound = { error: { code: "NotFound", message: "no" } };
+
+  it("accepts an answer the document describes", () => {
+    expect(check(event("GET", "/v1/health"), answer(200, { status: "ok", version: "1" }))).toBe(
+      undefined,
+    );
+    expect(check(event("GET", "/v1/nothing"), answer(404, notFound))).toBe(undefined);
+    expect(check(event("DELETE", "/v1/triggers/t1"), { statusCode: 204 })).toBe(undefined);
+  });
+
+  it("refuses a status the route does not declare, naming the route", () => {
+    const problem = check(event("GET", "/v1/health"), answer(500, notFound));
+    expect(problem).toMatch(/GET \/v1\/health .*status 500: the route declares no such status/);
+    expect(check(event("PATCH", "/v1/health"), answer(200, {}))).toMatch(/no route/);
+  });
+
+  it("refuses a body its schema refuses, a field it does not name, and a body it does not declare", () => {
+    const path = "/v1/instances/i1/tasks/a/explain";
+    const explanation = { code: "a", state: "RUNNING", reason: "RUNNING", message: "m", facts: {} };
+    expect(check(event("GET", path), answer(200, explanation))).toBe(undefined);
+    expect(check(event("GET", path), answer(200, { ...explanation, state: 3 }))).toMatch(
+      /\/state must be equal to one of the allowed values/,
+    );
+    expect(check(event("GET", path), answer(200, { ...explanation, extra: 1 }))).toMatch(
+      /unevaluatedProperty":"extra"/,
+    );
+    expect(check(event("DELETE", "/v1/triggers/t1"), answer(204, {}))).toMatch(/declares no body/);
   });
 });
 

@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { envFileLine, formatEnvFile } from "../../lib/standalone/env-file.js";
 import { banner } from "../../lib/standalone/standalone.js";
 import { loadEndpointsFile, NoConfigurationError } from "../../lib/standalone/worker-process.js";
 import { runCli } from "../helpers/cli-run.js";
@@ -25,6 +26,22 @@ function dataDirWithEnvFile(): string {
 }
 
 describe("joining a standalone", () => {
+  it("endpoints.env carries any data directory back intact: '#', spaces, quotes, '$'", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shoal-join-"));
+    const values = {
+      SHOAL_DATA_DIR: "/tmp/my dir/#1",
+      A: `it's "quoted"`,
+      B: "back\\slash 'and' \"both\"",
+      C: "$HOME $X = # ;",
+      D: "",
+    };
+    writeFileSync(join(dir, "endpoints.env"), formatEnvFile(values));
+    const env: NodeJS.ProcessEnv = {};
+    loadEndpointsFile(dir, env);
+    expect(env).toEqual(values);
+    expect(() => envFileLine("X", "a\nb")).toThrow("X: a line break cannot be written");
+  });
+
   it("--data-dir DIR reads DIR/endpoints.env, over what the environment says", () => {
     const dir = dataDirWithEnvFile();
     const env: NodeJS.ProcessEnv = { AWS_ENDPOINT_URL_SQS: "http://elsewhere", SHOAL_PREFIX: "x" };

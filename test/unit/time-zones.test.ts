@@ -6,8 +6,9 @@
  */
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
+import { statusOf } from "../../lib/api/http.js";
 import { Dag } from "../../lib/core/dag.js";
-import { ShoalError } from "../../lib/core/errors.js";
+import { RequestError } from "../../lib/core/errors.js";
 import type { ShellTaskDefinition, WorkflowDefinition } from "../../lib/core/model.js";
 import { checkTiming } from "../../lib/core/schedule-time.js";
 import { zonedBase } from "../../lib/core/time-params.js";
@@ -146,9 +147,9 @@ describe("the workflow definition's timezone", () => {
       } catch (e) {
         err = e;
       }
-      expect(err, String(zone)).toBeInstanceOf(ShoalError);
-      expect((err as ShoalError).status).toBe(400);
-      expect((err as ShoalError).details[0]?.path).toBe("timezone");
+      expect(err, String(zone)).toBeInstanceOf(RequestError);
+      expect(statusOf((err as RequestError).code)).toBe(400);
+      expect((err as RequestError).details[0]?.path).toBe("timezone");
     }
     expect(isTimeZone("+02:00")).toBe(false);
   });

@@ -5,7 +5,8 @@
  * hint naming the Shoal field a foreign or misspelt field stands for.
  */
 import { describe, expect, it } from "vitest";
-import { type ErrorDetail, ShoalError } from "../../lib/core/errors.js";
+import { statusOf } from "../../lib/api/http.js";
+import { type ErrorDetail, RequestError } from "../../lib/core/errors.js";
 import { unknownFieldMessage } from "../../lib/core/field-hints.js";
 import { parseRunRequest, parseWorkflowDefinition } from "../../lib/core/validate.js";
 
@@ -16,9 +17,9 @@ function detailsOf(body: unknown): ErrorDetail[] {
   try {
     parseWorkflowDefinition(body);
   } catch (e) {
-    expect(e).toBeInstanceOf(ShoalError);
-    expect((e as ShoalError).status).toBe(400);
-    return (e as ShoalError).details;
+    expect(e).toBeInstanceOf(RequestError);
+    expect(statusOf((e as RequestError).code)).toBe(400);
+    return (e as RequestError).details;
   }
   throw new Error("expected the body to be rejected");
 }
@@ -192,7 +193,7 @@ describe("plain messages instead of zod's wording", () => {
     try {
       parseRunRequest({ idempotencyKey: "", startTasks: [7] }, def);
     } catch (e) {
-      details = (e as ShoalError).details;
+      details = (e as RequestError).details;
     }
     expect(lines(details)).toEqual([
       "startTasks[0]: must be a string (DolphinScheduler's numeric task codes: use the task's name)",

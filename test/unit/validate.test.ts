@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type ErrorDetail, ShoalError } from "../../lib/core/errors.js";
+import { statusOf } from "../../lib/api/http.js";
+import { type ErrorDetail, RequestError } from "../../lib/core/errors.js";
 import type { HttpTaskDefinition, WorkflowDefinition } from "../../lib/core/model.js";
 import { LIMITS, parseRunRequest, parseWorkflowDefinition } from "../../lib/core/validate.js";
 
@@ -22,14 +23,14 @@ const http = (code: string, extra: Body = {}): Body => ({
 function rejection(
   run: () => unknown,
   code: "ValidationError" | "PayloadTooLarge" = "ValidationError",
-): ShoalError {
+): RequestError {
   try {
     run();
   } catch (e) {
-    expect(e).toBeInstanceOf(ShoalError);
-    const err = e as ShoalError;
+    expect(e).toBeInstanceOf(RequestError);
+    const err = e as RequestError;
     expect(err.code).toBe(code);
-    expect(err.status).toBe(code === "ValidationError" ? 400 : 413);
+    expect(statusOf(err.code)).toBe(code === "ValidationError" ? 400 : 413);
     expect(err.details.length).toBeGreaterThan(0);
     return err;
   }

@@ -2,6 +2,7 @@
 import { recentEvents } from "../events.js";
 import {
   answer,
+  bodyFailures,
   failure,
   limitParam,
   queryParam,
@@ -21,7 +22,7 @@ export const EVENT_ROUTES: readonly Route[] = [
     body: { schema: ref("TriggerBody"), required: true },
     responses: {
       201: answer("created", "Trigger"),
-      400: failure("invalid pattern, path or body"),
+      ...bodyFailures("invalid pattern, path or body, or no such workflow"),
     },
     handler: (d, _p, e) => tr.createTrigger(d, e),
   }),
@@ -30,7 +31,7 @@ export const EVENT_ROUTES: readonly Route[] = [
     path: "/v1/triggers",
     operationId: "listTriggers",
     query: [limitParam(), tokenParam],
-    responses: { 200: answer("triggers", page("Trigger")) },
+    responses: { 200: answer("triggers", page("Trigger")), 400: failure("bad limit or token") },
     handler: (d, _p, e) => tr.listTriggers(d, e),
   }),
   route({
@@ -55,7 +56,7 @@ export const EVENT_ROUTES: readonly Route[] = [
     body: { schema: ref("PutEventsBody"), required: true },
     responses: {
       200: answer("the event ids and the runs each started", "PutEventsResult"),
-      400: failure("invalid entries"),
+      ...bodyFailures("invalid entries"),
     },
     handler: (d, _p, e) => tr.putEvents(d, e),
   }),

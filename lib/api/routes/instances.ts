@@ -9,6 +9,7 @@ import * as inst from "../instances.js";
 import * as rd from "../render.js";
 import {
   answer,
+  bodyFailures,
   failure,
   limitParam,
   PER_PAGE_FILTER,
@@ -30,7 +31,7 @@ const control = (verb: inst.ControlVerb, operationId: string, summary: string): 
     summary,
     responses: {
       202: answer("accepted: the state the instance is heading to", "InstanceAction"),
-      400: failure("unknown field in the body"),
+      ...bodyFailures("unknown field in the body"),
       404: failure("no such instance"),
       409: failure("the instance's state does not allow it (or not supported yet)"),
     },
@@ -89,6 +90,7 @@ export const INSTANCE_ROUTES: readonly Route[] = [
     summary: "mark the failed latest attempt of a task of a finished instance FORCED_SUCCESS",
     responses: {
       200: answer("the attempt, now FORCED_SUCCESS", "TaskInstance"),
+      ...bodyFailures("bad task code, or a field in the body"),
       404: failure("no such instance or task"),
       409: failure("the instance is not FAILURE/STOPPED or the task is not FAILURE/KILLED"),
     },
@@ -103,6 +105,7 @@ export const INSTANCE_ROUTES: readonly Route[] = [
         "oldest first",
         object({ items: { type: "array", items: ref("TaskInstance") } }, ["items"]),
       ),
+      400: failure("bad task code"),
       404: failure("no such instance or task"),
     },
     handler: (d, p) => inst.listAttempts(d, p.id, p.code),
@@ -117,7 +120,7 @@ export const INSTANCE_ROUTES: readonly Route[] = [
         "lines in order; nextToken while the attempt runs or more lines exist",
         "LogPage",
       ),
-      400: failure("bad attempt, limit or token"),
+      400: failure("bad task code, attempt, limit or token"),
       404: failure("no such instance, task or attempt"),
     },
     handler: (d, p, e) => inst.getLog(d, p.id, p.code, e),
@@ -162,7 +165,7 @@ export const INSTANCE_ROUTES: readonly Route[] = [
     body: { schema: ref("RenderRequest"), required: false },
     responses: {
       200: answer("the rendering", "TaskRendering"),
-      400: failure("invalid body"),
+      ...bodyFailures("bad name or invalid body"),
       404: failure("no such workflow, version or task"),
     },
     handler: (d, p, e) => rd.renderWorkflowTask(d, p.name, p.code, e, "POST"),

@@ -2,6 +2,7 @@
 import * as bf from "../backfills.js";
 import {
   answer,
+  bodyFailures,
   failure,
   limitParam,
   PER_PAGE_FILTER,
@@ -20,7 +21,11 @@ const scheduleState = (state: "online" | "offline", operationId: string): Route 
     path: `/v1/schedules/{id}/${state}`,
     operationId,
     summary: `set the schedule ${state.toUpperCase()}`,
-    responses: { 200: answer("the schedule", "Schedule"), 404: failure("no such schedule") },
+    responses: {
+      200: answer("the schedule", "Schedule"),
+      ...bodyFailures("a field in the body"),
+      404: failure("no such schedule"),
+    },
     handler: (d, p, e) =>
       sc.setScheduleState(d, p.id, state === "online" ? "ONLINE" : "OFFLINE", e),
   });
@@ -33,6 +38,7 @@ const backfillControl = (verb: "pause" | "resume" | "cancel"): Route =>
     operationId: `${verb}Backfill`,
     responses: {
       202: answer("accepted", "Backfill"),
+      ...bodyFailures("a field in the body"),
       404: failure("no such backfill"),
       409: failure("its state does not allow it"),
     },
@@ -48,7 +54,7 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
     body: { schema: ref("ScheduleBody"), required: true },
     responses: {
       201: answer("created, with its id and nextFireTime", "Schedule"),
-      400: failure("invalid body, expression or time zone"),
+      ...bodyFailures("invalid body, expression or time zone, or no such workflow"),
     },
     handler: (d, _p, e) => sc.createSchedule(d, e),
   }),
@@ -57,7 +63,10 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
     path: "/v1/schedules",
     operationId: "listSchedules",
     query: [queryParam("workflow", str), limitParam(), tokenParam],
-    responses: { 200: answer("newest first", page("Schedule")) },
+    responses: {
+      200: answer("newest first", page("Schedule")),
+      400: failure("bad limit or token"),
+    },
     handler: (d, _p, e) => sc.listSchedules(d, e),
   }),
   route({
@@ -74,7 +83,7 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
     body: { schema: ref("ScheduleBody"), required: true },
     responses: {
       200: answer("replaced; the next fire is computed from now", "Schedule"),
-      400: failure("invalid body"),
+      ...bodyFailures("invalid body, expression or time zone, or no such workflow"),
       404: failure("no such schedule"),
       409: failure("changed concurrently"),
     },
@@ -96,6 +105,7 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
     query: [queryParam("count", { type: "integer", minimum: 1, maximum: 1000, default: 10 })],
     responses: {
       200: answer("the next nominal fire times", "SchedulePreview"),
+      400: failure("bad count"),
       404: failure("no such schedule"),
     },
     handler: (d, p, e) => sc.previewSchedule(d, p.id, e),
@@ -116,6 +126,7 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
           },
         }),
       ),
+      400: failure("bad from, to, limit or token"),
       404: failure("no such schedule, and no fire of that id recorded"),
     },
     handler: (d, p, e) => sc.listFires(d, p.id, e),
@@ -129,9 +140,10 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
     responses: {
       200: answer("dryRun: the nominal times it would run", "BackfillDryRun"),
       202: answer("started", "Backfill"),
-      400: failure("invalid body"),
+      ...bodyFailures("bad name, invalid body, or no nominal time in the range"),
       404: failure("no such workflow"),
       409: failure("the workflow is OFFLINE"),
+      413: failure("the body is too large, or the range holds too many nominal times"),
     },
     handler: (d, p, e) => bf.createBackfill(d, p.name, e),
   }),

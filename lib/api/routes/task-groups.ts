@@ -1,5 +1,13 @@
 /** Routes of the task groups (lib/api/task-groups.ts). */
-import { answer, failure, limitParam, type Route, route, tokenParam } from "../route.js";
+import {
+  answer,
+  bodyFailures,
+  failure,
+  limitParam,
+  type Route,
+  route,
+  tokenParam,
+} from "../route.js";
 import { page, ref } from "../schemas/common.js";
 import * as tg from "../task-groups.js";
 
@@ -24,7 +32,8 @@ export const TASK_GROUP_ROUTES: readonly Route[] = [
     responses: {
       200: answer("changed or unchanged", "TaskGroup"),
       201: answer("created", "TaskGroup"),
-      400: failure("invalid body"),
+      ...bodyFailures("bad name or invalid body"),
+      404: failure("a name that does not URI-decode"),
     },
     handler: (d, p, e) => tg.putTaskGroup(d.taskGroups, d.now, p.name, e),
   }),
@@ -34,6 +43,7 @@ export const TASK_GROUP_ROUTES: readonly Route[] = [
     operationId: "getTaskGroup",
     responses: {
       200: answer("the group and its counts", "TaskGroup"),
+      400: failure("bad name"),
       404: failure("no such task group"),
     },
     handler: (d, p) => tg.getTaskGroup(d.taskGroups, d.now, p.name),
@@ -44,6 +54,7 @@ export const TASK_GROUP_ROUTES: readonly Route[] = [
     operationId: "deleteTaskGroup",
     responses: {
       204: answer("deleted"),
+      400: failure("bad name"),
       404: failure("no such task group"),
       409: failure("a slot is held or a task waits"),
     },

@@ -2,6 +2,7 @@
 import * as inst from "../instances.js";
 import {
   answer,
+  bodyFailures,
   failure,
   limitParam,
   queryParam,
@@ -29,9 +30,11 @@ export const WORKFLOW_ROUTES: readonly Route[] = [
     responses: {
       200: answer("same as the latest version", "WorkflowVersion"),
       201: answer("new version", "WorkflowVersion"),
-      400: failure("invalid definition (details name each problem)"),
-      413: failure("body or field too large"),
-      415: failure("content type"),
+      ...bodyFailures("invalid name or definition (details name each problem)"),
+      404: failure("a name that does not URI-decode"),
+      409: failure("changed concurrently; try again"),
+      413: failure("body or field too large, or the definition too large to store"),
+      415: failure("content type neither JSON nor YAML"),
     },
     handler: (d, p, e) => wf.putWorkflow(d, p.name, e),
   }),
@@ -42,6 +45,7 @@ export const WORKFLOW_ROUTES: readonly Route[] = [
     query: [queryParam("version", { type: "integer", minimum: 1 })],
     responses: {
       200: answer("the definition with name, version, releaseState, createdAt", "WorkflowDetail"),
+      400: failure("bad name or version"),
       404: failure("no such workflow or version"),
     },
     handler: (d, p, e) => wf.getWorkflow(d, p.name, e),
@@ -52,6 +56,7 @@ export const WORKFLOW_ROUTES: readonly Route[] = [
     operationId: "deleteWorkflow",
     responses: {
       204: answer("deleted"),
+      400: failure("bad name"),
       404: failure("no such workflow"),
       409: failure("unfinished instances or pending runs"),
     },
@@ -64,7 +69,7 @@ export const WORKFLOW_ROUTES: readonly Route[] = [
     body: { schema: ref("ReleaseBody"), required: true },
     responses: {
       200: answer("released", "WorkflowSummary"),
-      400: failure("bad state"),
+      ...bodyFailures("bad name or state, or an unknown field"),
       404: failure("no such workflow"),
     },
     handler: (d, p, e) => wf.releaseWorkflow(d, p.name, e),
@@ -76,10 +81,9 @@ export const WORKFLOW_ROUTES: readonly Route[] = [
     body: { schema: ref("RunRequest"), required: false },
     responses: {
       202: answer("accepted", "RunStarted"),
-      400: failure("invalid run request"),
+      ...bodyFailures("bad name or invalid run request"),
       404: failure("no such workflow"),
       409: failure("workflow OFFLINE"),
-      413: failure("too large"),
     },
     handler: (d, p, e) => inst.startRun(d, p.name, e),
   }),

@@ -1,8 +1,10 @@
 /**
  * Building blocks of the HTTP API's JSON Schemas (OpenAPI 3.1 uses JSON Schema 2020-12). Request
- * bodies come from the zod schemas that validate them ({@link schemaOf}); answers, which nothing
- * validates, are written as JSON Schema in the files next to this one. Both end up under
- * `components.schemas` of the OpenAPI document, and from there in the CLI's generated types.
+ * bodies come from the zod schemas that validate them ({@link schemaOf}); answers are written as
+ * JSON Schema in the files next to this one, and every answer of the API integration tests is
+ * checked against them (test/helpers/answer-schemas.ts, which also holds an object closed unless
+ * its schema says `additionalProperties`). Both end up under `components.schemas` of the OpenAPI
+ * document, and from there in the CLI's generated types.
  */
 import { z } from "zod";
 

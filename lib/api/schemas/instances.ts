@@ -5,6 +5,7 @@
  */
 import { EXPLAIN_REASONS } from "../../core/explain.js";
 import {
+  COMMAND_TYPES,
   FAILURE_STRATEGIES,
   INSTANCE_STATES,
   PRIORITIES,
@@ -55,59 +56,67 @@ const TaskInstance = object(
   { description: "one attempt of one task; absent fields are omitted" },
 );
 
-const InstanceSummary = object(
+/** The fields of an instance that lists show, and the whole instance too. */
+const summaryFields: Record<string, JsonSchema> = {
+  instanceId: str,
+  workflow: str,
+  version: int,
+  state: enumOf(INSTANCE_STATES),
+  priority: enumOf(PRIORITIES),
+  createdAt: iso,
+  startedAt: iso,
+  endedAt: iso,
+  scheduleTime: described(iso, "nominal time of a scheduled, backfilled or sub-workflow run"),
+  runType: enumOf(
+    RUN_TYPES,
+    "what started it: MANUAL (a run request), SCHEDULE, BACKFILL, TRIGGER (an event) or SUB_WORKFLOW (a parent's task); absent on instances from before it was recorded",
+  ),
+};
+
+const InstanceSummary = object(summaryFields, ["instanceId", "workflow", "version", "state"]);
+
+// The summary's fields spelled out rather than an allOf of InstanceSummary: the answer checker of
+// the tests (test/helpers/answer-schemas.ts) holds objects closed, which an allOf's parts cannot be.
+const Instance: JsonSchema = object(
   {
-    instanceId: str,
-    workflow: str,
-    version: int,
-    state: enumOf(INSTANCE_STATES),
-    priority: enumOf(PRIORITIES),
-    createdAt: iso,
-    startedAt: iso,
-    endedAt: iso,
-    scheduleTime: described(iso, "nominal time of a scheduled, backfilled or sub-workflow run"),
-    runType: enumOf(
-      RUN_TYPES,
-      "what started it: MANUAL (a run request), SCHEDULE, BACKFILL, TRIGGER (an event) or SUB_WORKFLOW (a parent's task); absent on instances from before it was recorded",
+    ...summaryFields,
+    commandType: enumOf(
+      COMMAND_TYPES,
+      "the command that created it (START_WORKFLOW, SCHEDULED, …)",
+    ),
+    params: stringMap,
+    timezone: described(
+      str,
+      "IANA zone of its time parameters: the schedule's, backfill's or parent's, else the workflow's timezone, else UTC",
+    ),
+    failureStrategy: enumOf(FAILURE_STRATEGIES),
+    dryRun: { type: "boolean" },
+    startTasks: described(strings, "the tasks the run started from"),
+    taskScope: enumOf(TASK_SCOPES, "with startTasks: which tasks around them run"),
+    progress: ref("InstanceProgress"),
+    runs: described(int, "1, then +1 per rerun or recover-failed"),
+    workerGroup: described(str, "run-time group of 'default' tasks"),
+    scheduleId: described(str, "the schedule that fired it"),
+    backfillId: described(str, "the backfill that started it"),
+    triggerId: described(str, "the trigger that started it"),
+    error: described(str, "why it failed (workflow timeout)"),
+    deadlineAt: described(iso, "when the workflow timeout fires"),
+    parent: object(
+      { instanceId: str, code: str, attempt: int },
+      ["instanceId", "code", "attempt"],
+      { description: "a sub-workflow instance: the parent task attempt" },
+    ),
+    tasks: described(
+      { type: "array", items: ref("TaskInstance") },
+      "the current attempt of every task started in the current round",
     ),
   },
   ["instanceId", "workflow", "version", "state"],
+  {
+    description:
+      "an instance: its summary's fields, its run settings and progress, and the current attempt of each task; while the dispatcher has not created it, a SUBMITTED stand-in without progress",
+  },
 );
-
-const Instance: JsonSchema = {
-  allOf: [
-    ref("InstanceSummary"),
-    object({
-      commandType: str,
-      params: stringMap,
-      timezone: described(
-        str,
-        "IANA zone of its time parameters: the schedule's, backfill's or parent's, else the workflow's timezone, else UTC",
-      ),
-      failureStrategy: enumOf(FAILURE_STRATEGIES),
-      dryRun: { type: "boolean" },
-      startTasks: described(strings, "the tasks the run started from"),
-      taskScope: enumOf(TASK_SCOPES, "with startTasks: which tasks around them run"),
-      progress: ref("InstanceProgress"),
-      runs: described(int, "1, then +1 per rerun or recover-failed"),
-      workerGroup: described(str, "run-time group of 'default' tasks"),
-      scheduleId: described(str, "the schedule that fired it"),
-      backfillId: described(str, "the backfill that started it"),
-      triggerId: described(str, "the trigger that started it"),
-      error: described(str, "why it failed (workflow timeout)"),
-      deadlineAt: described(iso, "when the workflow timeout fires"),
-      parent: object(
-        { instanceId: str, code: str, attempt: int },
-        ["instanceId", "code", "attempt"],
-        { description: "a sub-workflow instance: the parent task attempt" },
-      ),
-      tasks: described(
-        { type: "array", items: ref("TaskInstance") },
-        "the current attempt of every task started in the current round",
-      ),
-    }),
-  ],
-};
 
 const Explanation = object(
   {
@@ -131,30 +140,123 @@ const Explanation = object(
   { description: "why a task is where it is: one reason, one sentence, the facts behind it" },
 );
 
-const TaskRendering = object({
-  instanceId: described(str, "absent for a workflow's task"),
-  workflow: str,
-  version: int,
-  task: str,
-  type: enumOf(TASK_TYPES),
-  attempt,
-  baseTime: described(iso, "base time of the time parameters"),
-  timezone: described(str, "IANA zone of the time parameters"),
-  params: described(stringMap, "resolved parameters; secret-like names show ****"),
-  rendered: object({ type: enumOf(TASK_TYPES) }, [], {
+/** One form of {@link RenderedTask}: `type` and the fields of that type (lib/tasks/render-task.ts). */
+const renderedAs = (
+  type: string,
+  fields: Record<string, JsonSchema>,
+  required: readonly string[],
+): JsonSchema => object({ type: { const: type }, ...fields }, ["type", ...required]);
+
+const RenderedTask: JsonSchema = {
+  description:
+    "what the task would run or decide, by type (lib/tasks/render-task.ts Rendered). Secret-like headers and values show ****",
+  oneOf: [
+    renderedAs("SHELL", { command: str }, ["command"]),
+    renderedAs("HTTP", { method: str, url: str, headers: stringMap, body: str }, [
+      "method",
+      "url",
+      "headers",
+    ]),
+    renderedAs("LAMBDA", { functionName: str, qualifier: str, payload: str }, [
+      "functionName",
+      "payload",
+    ]),
+    renderedAs("STEP_FUNCTIONS", { stateMachineArn: str, executionName: str, input: str }, [
+      "stateMachineArn",
+    ]),
+    renderedAs(
+      "SWITCH",
+      {
+        cases: {
+          type: "array",
+          items: object(
+            {
+              condition: str,
+              next: str,
+              value: described(
+                { anyOf: [{ type: "boolean" }, { type: "string" }] },
+                "the condition's value now: true, false, or the error it fails with",
+              ),
+            },
+            ["condition", "next", "value"],
+          ),
+        },
+        defaultNext: str,
+      },
+      ["cases"],
+    ),
+    renderedAs("CONDITIONS", { successNext: strings, failedNext: strings }, [
+      "successNext",
+      "failedNext",
+    ]),
+    renderedAs("SUB_WORKFLOW", { workflow: str, params: stringMap }, ["workflow", "params"]),
+    renderedAs(
+      "DEPENDENT",
+      {
+        relation: str,
+        items: {
+          type: "array",
+          items: object(
+            {
+              workflow: str,
+              task: str,
+              cycle: str,
+              dateValue: str,
+              periods: described(
+                {
+                  type: "array",
+                  items: object({ from: str, to: str }, ["from", "to"]),
+                },
+                "half-open periods [from, to), ISO-8601 in the run's zone; each needs a successful instance",
+              ),
+            },
+            ["workflow", "cycle", "dateValue", "periods"],
+          ),
+        },
+      },
+      ["relation", "items"],
+    ),
+  ],
+};
+
+const TaskRendering = object(
+  {
+    instanceId: described(str, "absent for a workflow's task"),
+    workflow: str,
+    version: int,
+    task: str,
+    type: enumOf(TASK_TYPES),
+    attempt,
+    baseTime: described(iso, "base time of the time parameters"),
+    timezone: described(str, "IANA zone of the time parameters"),
+    params: described(stringMap, "resolved parameters; secret-like names show ****"),
+    rendered: ref("RenderedTask"),
+    unresolved: described(
+      strings,
+      "names of references left as written because no parameter has them: shell variables, or OUT parameters of upstream tasks that have not run",
+    ),
+    error: described(str, "why the task cannot be rendered: what a run would fail with"),
+    hidden: described(
+      str,
+      "why rendered is absent although a run would render the task: it does not render with its secret parameters replaced by ****",
+    ),
+  },
+  [
+    "workflow",
+    "version",
+    "task",
+    "type",
+    "attempt",
+    "baseTime",
+    "timezone",
+    "params",
+    "unresolved",
+  ],
+  {
     description:
-      "by type: SHELL {command}; HTTP {method, url, headers, body}; LAMBDA {functionName, qualifier, payload}; STEP_FUNCTIONS {stateMachineArn, executionName, input}; SWITCH {cases: [{condition, next, value}], defaultNext}; CONDITIONS {successNext, failedNext}; SUB_WORKFLOW {workflow, params}; DEPENDENT {relation, items: [{workflow, task, cycle, dateValue, periods}]}. Secret-like headers and values show ****",
-  }),
-  unresolved: described(
-    strings,
-    "names of references left as written because no parameter has them: shell variables, or OUT parameters of upstream tasks that have not run",
-  ),
-  error: described(str, "why the task cannot be rendered: what a run would fail with"),
-  hidden: described(
-    str,
-    "why rendered is absent although a run would render the task: it does not render with its secret parameters replaced by ****",
-  ),
-});
+      "a task's resolved parameters and what it would run: rendered, or error (it cannot render), or hidden (it renders only with its secrets)",
+  },
+);
 
 /** Component schemas of the instance endpoints, by name. */
 export function instanceSchemas(): Record<string, JsonSchema> {
@@ -204,5 +306,6 @@ export function instanceSchemas(): Record<string, JsonSchema> {
     ),
     RenderRequest: schemaOf(renderSchema),
     TaskRendering,
+    RenderedTask,
   };
 }

@@ -3,8 +3,9 @@
  * bodies from their zod validators; answers as scheduleView, fireView and backfillView build
  * them, reusing the body's field schemas where an answer echoes them.
  */
+
+import type { FireDecision } from "../../core/fire-decisions.js";
 import { PRIORITIES } from "../../core/model.js";
-import type { FireDecision } from "../../store/fires.js";
 import { BACKFILL_STATES, backfillSchema } from "../backfills.js";
 import { scheduleSchema } from "../schedules.js";
 import {

@@ -18,7 +18,7 @@ const ERROR_CODES = [
 /** Component schemas shared by the endpoints, and the task groups', by name. */
 export function serviceSchemas(): Record<string, JsonSchema> {
   return {
-    ErrorBody: object(
+    Error: object(
       {
         error: object(
           {

@@ -10,7 +10,7 @@
  * with the API's warnings.
  */
 import type { Command } from "commander";
-import { ShoalError } from "../../core/errors.js";
+import { RequestError } from "../../core/errors.js";
 import type { TaskDefinition } from "../../core/model.js";
 import { pathBack, subWorkflowTargets } from "../../core/sub-workflow-cycle.js";
 import { NAME_PATTERN, parseWorkflowDefinition } from "../../core/validate.js";
@@ -118,7 +118,7 @@ async function planApply(
     try {
       tasks = parseWorkflowDefinition(doc.body).tasks;
     } catch (err) {
-      if (!(err instanceof ShoalError)) throw err;
+      if (!(err instanceof RequestError)) throw err;
       for (const d of err.details) fail(doc.name, d.path ? `${d.path}: ${d.message}` : d.message);
       continue;
     }

@@ -193,20 +193,24 @@ function describeError(err: unknown, stack: string, region: string): CliError {
   const message = e.message ?? String(err);
   // CloudFormation answers a missing stack with ValidationError "Stack with id X does not exist".
   if (e.name === "ValidationError" && /does not exist/i.test(message)) {
-    return new CliError(`stack ${stack} not found in ${region}`);
+    return new CliError(`stack ${stack} not found in ${region}`, { cause: err });
   }
   if (e.name === "CredentialsProviderError" || /could not load credentials/i.test(message)) {
     return new CliError(
       `no AWS credentials found for reading stack ${stack}: set AWS_PROFILE or ` +
         "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run `aws sso login`",
+      { cause: err },
     );
   }
   if (e.name === "AccessDenied" || e.name === "AccessDeniedException") {
     return new CliError(
       `not allowed to read stack ${stack} in ${region} (${message}): the caller needs cloudformation:DescribeStacks`,
+      { cause: err },
     );
   }
-  return new CliError(`cannot read stack ${stack} in ${region}: ${e.name ?? "Error"}: ${message}`);
+  return new CliError(`cannot read stack ${stack} in ${region}: ${e.name ?? "Error"}: ${message}`, {
+    cause: err,
+  });
 }
 
 /** `config show`: one row per setting with its source; the token only as "set". */

@@ -41,7 +41,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
       try {
         result = convertWfcommons(doc, { timeScale: opts.timeScale, source: basename(file) });
       } catch (err) {
-        throw new CliError(`${file}: ${(err as Error).message}`);
+        throw new CliError(`${file}: ${(err as Error).message}`, { cause: err });
       }
       const summary = `${result.taskCount} tasks, critical path ${formatSeconds(result.criticalPathSeconds)} s`;
       if (opts.output !== undefined) {
@@ -62,7 +62,7 @@ async function readJson(file: string): Promise<unknown> {
   try {
     return readWfcommonsFile(file);
   } catch (err) {
-    throw new CliError((err as Error).message);
+    throw new CliError((err as Error).message, { cause: err });
   }
 }
 

@@ -49,7 +49,7 @@ async function joining(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (e) {
-    if (e instanceof NoConfigurationError) throw new UsageError(e.message);
+    if (e instanceof NoConfigurationError) throw new UsageError(e.message, { cause: e });
     throw e;
   }
 }

@@ -173,14 +173,18 @@ async function readJsonObject(option: string, value: string): Promise<Record<str
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : code;
-      throw new UsageError(`${option}: cannot read ${file}: ${why ?? String(err)}`);
+      throw new UsageError(`${option}: cannot read ${file}: ${why ?? String(err)}`, {
+        cause: err,
+      });
     }
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${option}: not valid JSON${where}: ${(err as Error).message}`);
+    throw new UsageError(`${option}: not valid JSON${where}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new UsageError(`${option}: must be a JSON object${where}`);

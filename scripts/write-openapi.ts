@@ -5,11 +5,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { VERSION } from "../version.js";
+import { apiDocument } from "../lib/api/routes.js";
+import { VERSION } from "../lib/version.js";
 import { API_TYPES_FILE, apiTypesSource } from "./api-types-source.js";
-import { apiDocument } from "./routes.js";
 
-const root = new URL("../../", import.meta.url);
+const root = new URL("../", import.meta.url);
 const doc = apiDocument(VERSION);
 const docFile = fileURLToPath(new URL("docs/openapi.json", root));
 writeFileSync(docFile, `${JSON.stringify(doc, null, 2)}\n`);
