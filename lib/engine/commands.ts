@@ -8,7 +8,7 @@
  * commands left PENDING; the dispatcher claims a command before it executes it, so a repeated
  * signal does nothing twice.
  */
-import type { CommandType, ParentLink, RunRequest } from "../core/model.js";
+import type { CommandType, RunRequest } from "../core/model.js";
 import type { DispatcherMessage } from "../queue/messages.js";
 import type { CommandRecord, WorkflowHead } from "../store/records.js";
 import type { Store } from "../store/store.js";
@@ -77,22 +77,21 @@ export function controlCommand(
   };
 }
 
-/** What a started run carries besides its run request. */
-export interface RunOrigin {
-  commandType: "SCHEDULED" | "BACKFILL" | "START_WORKFLOW";
-  /** Nominal time of a scheduled, backfilled or sub-workflow run, epoch ms. */
-  scheduleTime?: number;
-  /** IANA zone of the run's time parameters (the schedule's or backfill's); absent: the workflow's. */
-  timezone?: string;
-  scheduleId?: string;
-  backfillId?: string;
-  triggerId?: string;
-  /** Start no earlier than this (a fire within the look-ahead), epoch ms. */
-  notBefore?: number;
-  /** A sub-workflow's parent task attempt, and its nesting depth (1 and more). */
-  parent?: ParentLink;
-  depth?: number;
-}
+/**
+ * What a started run carries besides its run request: the START command's type and its optional
+ * fields (their meaning is on {@link CommandRecord}).
+ */
+export type RunOrigin = { commandType: "SCHEDULED" | "BACKFILL" | "START_WORKFLOW" } & Pick<
+  CommandRecord,
+  | "scheduleTime"
+  | "timezone"
+  | "scheduleId"
+  | "backfillId"
+  | "triggerId"
+  | "notBefore"
+  | "parent"
+  | "depth"
+>;
 
 /** The START command of a run of `workflow` version `version` (PENDING, `start:<instanceId>`). */
 export function startCommand(
