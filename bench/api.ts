@@ -1,5 +1,7 @@
 /** The bits of the HTTP API (docs/api.md) the benchmarks use. */
 
+import { setTimeout as delay } from "node:timers/promises";
+
 export interface TaskView {
   code: string;
   state: string;
@@ -76,7 +78,7 @@ export async function waitForFinal(
         `instance of ${workflow} not finished after ${opts.deadlineMs} ms (state ${state ?? "none"})`,
       );
     }
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
+    await delay(opts.intervalMs ?? 100);
   }
 }
 

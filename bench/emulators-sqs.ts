@@ -3,6 +3,7 @@
  * time and in batches of 10, the events queue (FIFO), how many messages of one FIFO group one
  * receive returns, and how fast a waiting long poll answers a send.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
@@ -158,7 +159,7 @@ export async function measureSqsFifoAndWakeUp(ctx: MeasureContext): Promise<void
         WaitTimeSeconds: 5,
       }),
     );
-    await new Promise((r) => setTimeout(r, 5));
+    await delay(5);
     const t = performance.now();
     await sqs.send(
       new SendMessageBatchCommand({

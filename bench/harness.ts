@@ -12,11 +12,13 @@
  * The figures are kept by instrumentation.ts (CPU from /proc: proc-cpu.ts); `shoal worker` child
  * processes are driven by external-workers.ts.
  */
+
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { readEnvFile } from "../lib/standalone/env-file.js";
 import { type Standalone, startStandalone } from "../lib/standalone/standalone.js";
@@ -146,7 +148,7 @@ export async function startHarness(
           }),
       ),
     );
-    await new Promise((r) => setTimeout(r, 300)); // its poller's first receives
+    await delay(300); // its poller's first receives
     await external.reset();
   }
 

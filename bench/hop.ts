@@ -3,6 +3,7 @@
  * the child's submission, the anatomy of a hop from the request trace (anatomy.ts), and the idle
  * request rate of standalone measured first.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import { hopAnatomy } from "./anatomy.js";
 import { ms } from "./api.js";
 import { startHarness } from "./harness.js";
@@ -31,9 +32,9 @@ export async function hop(opts: ScenarioOptions): Promise<ScenarioResult> {
   const h = await startHarness(workers);
   try {
     // Idle request rate first (sweeper ticks, long polls), to separate it from per-task counts.
-    await new Promise((r) => setTimeout(r, 1_000)); // the pollers' first receives
+    await delay(1_000); // the pollers' first receives
     h.instr.reset();
-    await new Promise((r) => setTimeout(r, 5_000));
+    await delay(5_000);
     const idleUsage = h.instr.usage();
     const idleRate = round(h.instr.counter.total() / (idleUsage.wallMs / 1000), 2);
     const idleCounts = h.instr.counts();

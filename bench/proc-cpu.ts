@@ -3,8 +3,10 @@
  * emulator children, `shoal worker` children) and the whole machine, and a wait for the machine
  * to be quiet before measuring.
  */
+
 import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { setTimeout as delay } from "node:timers/promises";
 
 /** Child processes of this process: pid → command line (Linux /proc). */
 function childProcesses(): Map<number, string> {
@@ -64,7 +66,7 @@ export async function waitForQuiet(maxMs = 60_000, thresholdPct = 15): Promise<n
     const c0 = process.cpuUsage();
     const k0 = childCpuMs();
     const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, 1_000));
+    await delay(1_000);
     const wall = performance.now() - t0;
     const used = process.cpuUsage(c0);
     const own = (used.user + used.system) / 1000 + (childCpuMs() - k0);

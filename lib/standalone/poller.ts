@@ -5,6 +5,8 @@
  * flight; queues are listed highest priority first and, whenever a slot frees, are swept in that
  * order, so a backlog drains by priority.
  */
+
+import { setTimeout as delay } from "node:timers/promises";
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
@@ -121,16 +123,13 @@ export class QueuePoller {
     this.running = false;
     this.signal();
     await this.loop;
-    await Promise.race([
-      Promise.all(this.handlers),
-      new Promise((r) => setTimeout(r, graceMs).unref()),
-    ]);
+    await Promise.race([Promise.all(this.handlers), delay(graceMs, undefined, { ref: false })]);
     // Long polls still waiting are not cut at once: an aborted request can still take a message
     // on the server side (it would then stay invisible for the visibility timeout). What they
     // bring now, such as the new attempt of a task this worker just handed back, is released.
     await Promise.race([
       Promise.all(this.longPolls.values()),
-      new Promise((r) => setTimeout(r, LONG_POLL_DRAIN_MS).unref()),
+      delay(LONG_POLL_DRAIN_MS, undefined, { ref: false }),
     ]);
     this.abort.abort();
     await Promise.all([this.deleter.flush(), ...this.releases]);
@@ -234,7 +233,7 @@ export class QueuePoller {
       } catch (e) {
         if (!this.running) break;
         this.error(e);
-        await new Promise((r) => setTimeout(r, 500));
+        await delay(500);
       }
     }
     for (const h of this.held.splice(0)) await this.release(h.url, h.msg, 1);

@@ -16,6 +16,8 @@
  * Attempts go with their instance ({@link DynamoExpiredItems.deleteInstance}); an expired
  * attempt whose instance is gone (written after the instance was deleted) goes on its own.
  */
+
+import { setTimeout as delay } from "node:timers/promises";
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -298,7 +300,7 @@ export class DynamoExpiredItems {
           new BatchWriteCommand({ RequestItems: { [table]: requests } }),
         );
         requests = (r.UnprocessedItems?.[table] ?? []) as typeof requests;
-        if (requests.length > 0) await new Promise((res) => setTimeout(res, 50 * 2 ** tries));
+        if (requests.length > 0) await delay(50 * 2 ** tries);
       }
     }
   }
