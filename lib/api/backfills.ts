@@ -10,7 +10,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { z } from "zod";
 import { conflict, notFound, RequestError, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
-import { checkTiming, fireTimesBetween } from "../core/schedule-time.js";
+import { checkTiming, exceedsFireCount, fireTimesBetween } from "../core/schedule-time.js";
 import { params, priority } from "../core/schema-parts.js";
 import { isTimeZone, zoneSuggestion } from "../core/time-zones.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
@@ -102,9 +102,13 @@ async function nominalTimes(
     const details = checkTiming({ cron, timezone });
     if (details.length > 0) throw validationError(details);
     zone = timezone;
-    // Inclusive of `from` (fireTimesBetween takes (from, to]).
-    times = fireTimesBetween({ cron, timezone }, from - 1, to, MAX_BACKFILL_TIMES + 1);
-    if (times.length > MAX_BACKFILL_TIMES) {
+    // Inclusive of `from` (fireTimesBetween takes (from, to]). A range that certainly holds too
+    // many is refused before listing (listing 10,001 times holds the event loop for ~0.1-1 s).
+    const tooMany = exceedsFireCount({ cron, timezone }, from - 1, to, MAX_BACKFILL_TIMES);
+    times = tooMany
+      ? []
+      : fireTimesBetween({ cron, timezone }, from - 1, to, MAX_BACKFILL_TIMES + 1);
+    if (tooMany || times.length > MAX_BACKFILL_TIMES) {
       throw new RequestError(
         "PayloadTooLarge",
         `the range holds more than ${MAX_BACKFILL_TIMES} nominal times; split it`,

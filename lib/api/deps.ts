@@ -38,6 +38,11 @@ export interface ApiDeps {
   region?: string;
   /** Package version, for /v1/health. */
   version: string;
+  /**
+   * Each part's state for `/v1/health` (`ok`, `restarting`, `down`), by part name: standalone's
+   * children (`dynamodb`, `sqs`, `worker`). Absent on AWS: health is then always `ok`.
+   */
+  parts?: () => Record<string, string>;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** Standalone's in-process event bus (`GET /v1/events/recent`); absent on AWS. */
   bus?: LocalEventBus;

@@ -19,8 +19,16 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/v1/health",
     operationId: "health",
-    responses: { 200: answer("up", "Health") },
-    handler: async (d) => json(200, { status: "ok", version: d.version }),
+    responses: {
+      200: answer("up: every part ok (on AWS, always; `parts` absent)", "Health"),
+      503: answer("a part of standalone is restarting or down (`parts` says which)", "Health"),
+    },
+    handler: async (d) => {
+      const parts = d.parts?.();
+      if (!parts) return json(200, { status: "ok", version: d.version });
+      const ok = Object.values(parts).every((p) => p === "ok");
+      return json(ok ? 200 : 503, { status: ok ? "ok" : "degraded", version: d.version, parts });
+    },
   }),
   route({
     method: "GET",

@@ -1104,8 +1104,17 @@ export interface ErrorBody {
   };
 }
 export interface Health {
-  status: "ok";
+  /**
+   * `ok` when every part is ok (200), else `degraded` (503)
+   */
+  status: "ok" | "degraded";
   version: string;
+  /**
+   * standalone only: each part's state by name (`dynamodb`, `sqs`, `worker`); `restarting` after its process died, `down` once given up
+   */
+  parts?: {
+    [k: string]: "ok" | "restarting" | "down";
+  };
 }
 export interface TaskGroupBody {
   capacity: number;

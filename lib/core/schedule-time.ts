@@ -433,6 +433,93 @@ export function fireTimesBetween(
 }
 
 /**
+ * Days exceedsFireCount looks at, at most: a cron firing more than limit / 1000 times a day is
+ * refused at once; a sparser one costs no more to list (a few µs a fire) than to count this way.
+ */
+const COUNTED_DAYS = 1000;
+
+/**
+ * Whether (fromMs, toMs] certainly holds more than `limit` nominal fire times of `t` (same rules
+ * as fireTimesBetween), decided without listing them, so that a range far too large is refused
+ * in milliseconds rather than after listing `limit + 1` times. `false` means "not known to": list
+ * them. A `rate` is counted exactly, by arithmetic. A `cron` counts, day by day (at most
+ * {@link COUNTED_DAYS} days), the whole days of the zone's wall clock inside the range whose offset does
+ * not change and whose date the cron matches, each with all its fires per day (seconds × minutes
+ * × hours): a lower bound. A cron with `L` or `#` in its day fields is not counted.
+ * @throws RangeError when the timing is not valid.
+ */
+export function exceedsFireCount(
+  t: ScheduleTiming,
+  fromMs: number,
+  toMs: number,
+  limit: number,
+): boolean {
+  const c = compile(t);
+  const after = Math.max(
+    Math.floor(fromMs),
+    t.startTime !== undefined ? t.startTime - 1 : -Infinity,
+  );
+  const until = Math.min(toMs, t.endTime ?? Number.POSITIVE_INFINITY);
+  if (!(until > after)) return false;
+  if (c.kind === "at") return limit < 1 && c.at > after && c.at <= until;
+  if (until === Number.POSITIVE_INFINITY) return true;
+  if (c.kind === "rate") {
+    const count =
+      Math.floor((until - c.anchor) / c.periodMs) - Math.floor((after - c.anchor) / c.periodMs);
+    return count > limit;
+  }
+  const f = c.cron.fields;
+  const perDay = f.second.values.length * f.minute.values.length * f.hour.values.length;
+  const matchesDay = dayMatcher(f);
+  if (!matchesDay) return false;
+  const months = new Set(f.month.values as number[]);
+  let count = 0;
+  // Whole wall-clock days, from the first starting after `after`, while they end by `until`. One
+  // offset lookup a day: a day whose offset at its last instant is the one at its start is whole
+  // and steady (offsets change at most once a day), and the next day starts right after it.
+  let day = Math.floor(wallOf(c.zone, after) / DAY) * DAY + DAY;
+  let start = resolveWall(c.zone, day);
+  let offset = exactOffsetMs(c.zone, start);
+  for (let n = 0; n < COUNTED_DAYS && count <= limit; n++) {
+    const end = start + DAY - 1;
+    if (end > until) break;
+    const endOffset = exactOffsetMs(c.zone, end);
+    // Steady, inside the range, and starting at its wall midnight (not at a gap's end).
+    if (endOffset === offset && start > after && start + offset === day) {
+      const date = new Date(day);
+      if (months.has(date.getUTCMonth() + 1) && matchesDay(date)) count += perDay;
+    }
+    day += DAY;
+    start = day - endOffset;
+    offset = exactOffsetMs(c.zone, start);
+    if (offset !== endOffset) {
+      start = resolveWall(c.zone, day);
+      offset = exactOffsetMs(c.zone, start);
+    }
+  }
+  return count > limit;
+}
+
+/**
+ * Whether a date (its wall clock read as UTC) matches a cron's day fields, by cron-parser's rule
+ * (both restricted: either matches); undefined when they use `L` or `#`.
+ */
+function dayMatcher(f: CronExpression["fields"]): ((date: Date) => boolean) | undefined {
+  const dom = f.dayOfMonth;
+  const dow = f.dayOfWeek;
+  if (dom.hasLastChar || dow.hasLastChar || dow.nthDay > 0) return undefined;
+  const doms = new Set(dom.values as number[]);
+  // cron-parser allows 7 for Sunday besides 0.
+  const dows = new Set((dow.values as number[]).map((d) => d % 7));
+  const byDom = (d: Date) => doms.has(d.getUTCDate());
+  const byDow = (d: Date) => dows.has(d.getUTCDay());
+  if (dom.isWildcard && dow.isWildcard) return () => true;
+  if (dow.isWildcard) return byDom;
+  if (dom.isWildcard) return byDow;
+  return (d) => byDom(d) || byDow(d);
+}
+
+/**
  * Problems with a timing, one per problem, with the field as `path` (`cron`, `rate`, `at`,
  * `timezone`, `startTime`, `endTime`, `anchor`) and a one-sentence message; empty when valid.
  * Besides syntax (field count, field values, rate form, zone name, instants as safe integers of

@@ -59,10 +59,30 @@ export const bytes = (max: number) =>
     error: `must be at most ${max} bytes`,
     ...TOO_LARGE,
   });
+/**
+ * NUL, or a UTF-16 surrogate without its other half (`"\ud800"` in JSON): neither survives the
+ * way to a process (arguments, environment, UTF-8 files), so a value holding one fails every run.
+ */
+const UNSAFE_CHARACTER =
+  /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** The rule of {@link processText}. */
+export const PROCESS_TEXT_MESSAGE = "must not contain NUL or unpaired surrogate characters";
+/** Whether `s` can reach a process as it is: no NUL, no unpaired surrogate. */
+export function isProcessText(s: string): boolean {
+  return !UNSAFE_CHARACTER.test(s);
+}
+/**
+ * A string that reaches a task's process (a command, a parameter value), at most `max` UTF-8
+ * bytes: refused with {@link PROCESS_TEXT_MESSAGE} when it holds NUL or an unpaired surrogate.
+ */
+export const processText = (max: number) =>
+  bytes(max).refine(isProcessText, { error: PROCESS_TEXT_MESSAGE });
 export const params = z
   .record(
     paramName,
-    z.string({ error: "parameter values must be strings" }).pipe(bytes(LIMITS.paramValueBytes)),
+    z
+      .string({ error: "parameter values must be strings" })
+      .pipe(processText(LIMITS.paramValueBytes)),
     {
       // Other inputs get the plain "must be a map of name: value" (schema-messages.ts).
       error: (issue) =>

@@ -19,6 +19,7 @@ import {
   paramName,
   params,
   priority,
+  processText,
   seconds,
   TOO_LARGE,
   taskCode,
@@ -62,7 +63,7 @@ const taskBase = {
 const shellTask = z.strictObject({
   ...taskBase,
   type: z.literal("SHELL"),
-  command: bytes(LIMITS.commandBytes).refine((s) => s.trim().length > 0, {
+  command: processText(LIMITS.commandBytes).refine((s) => s.trim().length > 0, {
     error: "must not be empty",
   }),
 });

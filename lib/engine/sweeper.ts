@@ -1,10 +1,12 @@
 /**
  * The sweeper (DolphinScheduler's StateWheelExecuteThread and failover): every minute on AWS,
- * every second in standalone. It re-signals commands left PENDING (outbox), fails over task
+ * every second in standalone. It re-signals commands left PENDING (outbox), re-sends task events
+ * a dead worker did not send (outbox of task events), fails over task
  * attempts whose worker stopped renewing its lease (NEED_FAULT_TOLERANCE: the dispatcher starts
  * a new attempt, not counted against retries), fires due timers (long retries, workflow
  * timeouts, DEPENDENT re-checks) and frees task-group slots nobody holds any more.
  */
+import { isFinalTaskState } from "../core/model.js";
 import type { TaskGroupHolder } from "../store/task-groups.js";
 import type { TimerRecord } from "../store/timers.js";
 import { resignalStaleCommands } from "./commands.js";
@@ -25,6 +27,8 @@ export interface SweeperDeps extends Omit<EngineDeps, "definitions"> {
 export interface SweepReport {
   resignalled: number;
   failedOver: number;
+  /** Task events of finished attempts sent again (their worker died before sending them). */
+  eventsResent: number;
   timersFired: number;
   slotsFreed: number;
 }
@@ -35,13 +39,13 @@ export class Sweeper {
   constructor(private readonly deps: SweeperDeps) {}
 
   async sweep(): Promise<SweepReport> {
-    const [resignalled, failedOver, timersFired, slotsFreed] = await Promise.all([
+    const [resignalled, leases, timersFired, slotsFreed] = await Promise.all([
       this.resignalCommands(),
       this.failOverExpiredLeases(),
       this.fireTimers(),
       this.reconcileTaskGroups(),
     ]);
-    return { resignalled, failedOver, timersFired, slotsFreed };
+    return { resignalled, ...leases, timersFired, slotsFreed };
   }
 
   /** Acts on every due timer, then deletes it (a crash in between acts again: idempotent). */
@@ -115,15 +119,19 @@ export class Sweeper {
   }
 
   /**
-   * Fails over attempts whose lease ran out. The item stays in the leases index (state
-   * NEED_FAULT_TOLERANCE) until its event was sent, so a crash or a failed send between the two
-   * is finished by the next sweep instead of leaving the instance waiting for ever.
+   * Fails over attempts whose lease ran out, and sends again the task events of attempts that
+   * are over but whose event is overdue (the worker keeps a finished attempt in the leases index,
+   * with a deadline of a few seconds, until its event was sent: lib/engine/worker.ts). Either
+   * item stays in the index until its event was sent, so a crash or a failed send between the
+   * two is finished by the next sweep instead of leaving the instance waiting for ever.
+   * @returns how many attempts were failed over and how many task events re-sent.
    */
-  private async failOverExpiredLeases(): Promise<number> {
+  private async failOverExpiredLeases(): Promise<{ failedOver: number; eventsResent: number }> {
     const { store, queues } = this.deps;
     const now = this.deps.now();
     const expired = await store.listExpiredLeases(now, PAGE);
     let n = 0;
+    let resent = 0;
     for (const t of expired) {
       const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
       try {
@@ -141,13 +149,29 @@ export class Sweeper {
           if (!moved) continue; // renewed or finished meanwhile
           this.deps.log?.("sweeper: task failed over", { ...key, worker: t.worker });
           n++;
-        } else if (t.state !== "NEED_FAULT_TOLERANCE") {
-          // Finished meanwhile; its lease fields only need clearing.
+        } else if (!isFinalTaskState(t.state)) {
+          // Not started (no lease of its own to keep): its lease fields only need clearing.
           await store.updateTask(key, [t.state], {}, { removeLease: true });
           continue;
+        } else if (t.state !== "NEED_FAULT_TOLERANCE") {
+          // Over, and its event overdue: its worker died or SQS failed between the result write
+          // and the send (the outbox of task events). Sent again; the dispatcher ignores it if
+          // it had arrived after all.
+          this.deps.log?.("sweeper: task event re-sent", { ...key, state: t.state });
+          resent++;
         }
-        await queues.sendToDispatcher([{ kind: "task", ...key, state: "NEED_FAULT_TOLERANCE" }]);
-        await store.updateTask(key, ["NEED_FAULT_TOLERANCE"], {}, { removeLease: true });
+        const state = t.state === "RUNNING" ? "NEED_FAULT_TOLERANCE" : t.state;
+        const outputs = state === "NEED_FAULT_TOLERANCE" ? undefined : t.outputs;
+        await queues.sendToDispatcher([
+          {
+            kind: "task",
+            ...key,
+            state,
+            ...(outputs && Object.keys(outputs).length > 0 ? { outputs } : {}),
+          },
+        ]);
+        // Conditioned on the state sent: a later change keeps it listed for the next sweep.
+        await store.updateTask(key, [state], {}, { removeLease: true });
       } catch (e) {
         this.deps.log?.("sweeper: failover not finished, next sweep goes on", {
           ...key,
@@ -155,6 +179,6 @@ export class Sweeper {
         });
       }
     }
-    return n;
+    return { failedOver: n, eventsResent: resent };
   }
 }

@@ -2,6 +2,8 @@
  * The worker (DolphinScheduler's WorkerServer): claims a task attempt with a conditional write on
  * (state, attempt) so a duplicate delivery never runs it twice, runs it while renewing its lease,
  * writes the result conditioned on still holding that attempt, and sends the task event to the dispatcher.
+ * Between the two the attempt stays in the leases index with a short deadline (the outbox of task
+ * events): a worker that dies there has its event sent by the sweeper within seconds.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -50,8 +52,20 @@ export interface WorkerDeps {
   plugins?: Partial<Record<string, TaskPlugin>>;
   /** The AWS clients LAMBDA and STEP_FUNCTIONS tasks call (lib/tasks/plugin.ts). */
   clients: TaskClients;
+  /**
+   * How long after its result write an attempt's task event counts as lost, ms: until the event
+   * is sent the attempt stays in the leases index with this deadline, and the sweeper sends the
+   * event again once it passes (the outbox of task events). Default {@link TASK_EVENT_DUE_MS}.
+   */
+  taskEventDueMs?: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
+
+/**
+ * Default {@link WorkerDeps.taskEventDueMs}: a send takes milliseconds, and SDK retries a few
+ * seconds; past this the worker is taken for dead (or SQS for out) and the sweeper re-sends.
+ */
+export const TASK_EVENT_DUE_MS = 5_000;
 
 const PLUGINS: Record<string, TaskPlugin> = {
   SHELL: runShell,
@@ -153,8 +167,10 @@ export class Worker {
       // Duplicate delivery, or killed before it started. If the attempt is over, its event may
       // have been lost with a crashed worker: sending it again is harmless.
       const existing = await store.getTaskInstance(msg.instanceId, msg.code, msg.attempt);
-      if (existing && isFinalTaskState(existing.state))
+      if (existing && isFinalTaskState(existing.state)) {
         await this.emit(msg, existing.state, existing.outputs);
+        if (existing.leaseExpiresAt !== undefined) await this.eventSent(msg, existing.state);
+      }
       return;
     }
     // Recorded as running here: its directories are safe from the sweep, and its processes are
@@ -179,35 +195,68 @@ export class Worker {
     if (result === "shutdown") {
       // Report the attempt for failover now rather than after its lease runs out: the
       // dispatcher starts a new attempt (not counted against retries) as soon as it hears.
+      const endedAt = this.deps.now();
       const handedBack = await store.updateTask(
         key,
         ["RUNNING"],
         {
           state: "NEED_FAULT_TOLERANCE",
-          endedAt: this.deps.now(),
+          endedAt,
           error: `worker ${this.id} shut down`,
+          leaseExpiresAt: this.eventDueAt(endedAt),
         },
-        { worker: this.id, removeLease: true },
+        { worker: this.id },
       );
-      if (handedBack) await this.emit(msg, "NEED_FAULT_TOLERANCE");
+      if (handedBack) {
+        await this.emit(msg, "NEED_FAULT_TOLERANCE");
+        await this.eventSent(msg, "NEED_FAULT_TOLERANCE");
+      }
       return;
     }
+    // The attempt stays in the leases index until its event is sent (the outbox): should this
+    // worker die or SQS fail before that, the sweeper sends it once the deadline passes.
+    const endedAt = this.deps.now();
     const done = await store.updateTask(
       key,
       ["RUNNING"],
       {
         state: result.state,
-        endedAt: this.deps.now(),
+        endedAt,
+        leaseExpiresAt: this.eventDueAt(endedAt),
         ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
         ...(result.error ? { error: result.error } : {}),
         ...(result.outputs && Object.keys(result.outputs).length > 0
           ? { outputs: result.outputs }
           : {}),
       },
-      { worker: this.id, removeLease: true },
+      { worker: this.id },
     );
     // A result nobody accepted (lease lost meanwhile) is dropped: a newer attempt owns the task.
-    if (done) await this.emit(msg, result.state, result.outputs);
+    if (!done) return;
+    await this.emit(msg, result.state, result.outputs);
+    await this.eventSent(msg, result.state);
+  }
+
+  /** When the task event of an attempt that ended at `endedAt` (epoch ms) counts as lost. */
+  private eventDueAt(endedAt: number): number {
+    return endedAt + (this.deps.taskEventDueMs ?? TASK_EVENT_DUE_MS);
+  }
+
+  /**
+   * Takes an attempt whose event was sent out of the leases index (the outbox entry is done).
+   * Conditioned on its final state, so it never touches a newer write. A failure only costs a
+   * duplicate event from the sweeper, which the dispatcher ignores: logged, not thrown.
+   */
+  private async eventSent(msg: TaskMessage, state: TaskState): Promise<void> {
+    const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
+    try {
+      await this.deps.store.updateTask(key, [state], {}, { removeLease: true });
+    } catch (e) {
+      this.deps.log?.("worker: sent task event not cleared, the sweeper will send it again", {
+        ...key,
+        error: String(e),
+      });
+    }
   }
 
   private emit(msg: TaskMessage, state: TaskState, outputs?: Record<string, string>) {

@@ -1,12 +1,19 @@
 /** Entry point of the emulator child process (see emulator-process.ts). */
 import { startEmulators } from "./emulators.js";
 
-const [dataDir, only] = process.argv.slice(2) as [
+// The port: 0 picks a free one; a restart passes the port of the child that died (supervisor.ts).
+const [dataDir, portArg, only] = process.argv.slice(2) as [
+  string | undefined,
   string | undefined,
   "dynamodb" | "sqs" | undefined,
 ];
+const port = Number(portArg ?? 0);
 try {
-  const em = await startEmulators({ ...(dataDir ? { dataDir } : {}), ...(only ? { only } : {}) });
+  const em = await startEmulators({
+    ...(dataDir ? { dataDir } : {}),
+    ...(only ? { only } : {}),
+    ...(only === "sqs" ? { sqsPort: port } : { dynamodbPort: port }),
+  });
   const stop = async () => {
     await em.stop().catch(() => {});
     process.exit(0);

@@ -1,42 +1,84 @@
 /**
- * Runs the embedded emulators in a child process, so they use the second core instead of
- * competing with the handlers on standalone's event loop. The child exits when its parent goes
+ * Runs the embedded emulators in child processes, so they use the second core instead of
+ * competing with the handlers on standalone's event loop. Each child exits when its parent goes
  * away, however it goes (its IPC channel closes), so a `kill -9` of standalone leaves nothing.
+ * Each is supervised for its whole life (supervisor.ts): one that dies is started again on the
+ * same port over the same data, so the endpoints every client holds stay valid.
  */
 import { fileURLToPath } from "node:url";
-import { forkChild } from "./child-process.js";
+import { type Child, forkChild } from "./child-process.js";
 import type { Emulators } from "./emulators.js";
+import { ChildSupervisor, type PartState } from "./supervisor.js";
 
 const MAIN = fileURLToPath(new URL("./emulator-main.ts", import.meta.url));
 
+type Endpoints = Pick<Emulators, "dynamodbEndpoint" | "sqsEndpoint">;
+type Which = "dynamodb" | "sqs";
+
+/** Restarts of an emulator that may fail in a row before standalone gives up (0.5 + 1 + 2 + 4 + 8 s of backoff). */
+export const EMULATOR_MAX_FAILURES = 5;
+
+/** The emulators, each supervised. */
+export interface EmulatorProcesses extends Emulators {
+  /** Each emulator's state, for `/v1/health`. */
+  parts(): Record<Which, PartState>;
+}
+
 /**
  * Starts dynalite and fauxqs, each in a child process of its own (three busy event loops on
- * two cores beat one), with data under `dataDir`.
+ * two cores beat one), with data under `dataDir`, and keeps them running until `stop`.
+ * @param supervision.log where a death and a restart are told (default: nowhere).
+ * @param supervision.onGiveUp called when an emulator could not be restarted
+ *   ({@link EMULATOR_MAX_FAILURES} times in a row): the caller must stop.
+ * @param supervision.stopping true once the caller is stopping: exits are then expected.
+ * @throws when either cannot start (the other is stopped first).
  */
-export async function startEmulatorProcess(dataDir: string): Promise<Emulators> {
-  const [ddb, sqs] = await Promise.allSettled([
-    startOne(dataDir, "dynamodb"),
-    startOne(dataDir, "sqs"),
-  ]);
-  if (ddb.status === "rejected" || sqs.status === "rejected") {
-    if (ddb.status === "fulfilled") await ddb.value.stop();
-    if (sqs.status === "fulfilled") await sqs.value.stop();
-    throw ddb.status === "rejected" ? ddb.reason : (sqs as PromiseRejectedResult).reason;
+export async function startEmulatorProcess(
+  dataDir: string,
+  supervision: {
+    log?: (msg: string, fields?: Record<string, unknown>) => void;
+    onGiveUp?: (error: Error) => void;
+    stopping?: () => boolean;
+  } = {},
+): Promise<EmulatorProcesses> {
+  const supervise = (which: Which) =>
+    new ChildSupervisor<Endpoints>({
+      name: which,
+      start: (previous) => startOne(dataDir, which, previous ? portOf(previous, which) : 0),
+      log: supervision.log ?? (() => {}),
+      maxFailures: EMULATOR_MAX_FAILURES,
+      ...(supervision.onGiveUp ? { onGiveUp: supervision.onGiveUp } : {}),
+      ...(supervision.stopping ? { stopping: supervision.stopping } : {}),
+    });
+  const ddb = supervise("dynamodb");
+  const sqs = supervise("sqs");
+  const [d, s] = await Promise.allSettled([ddb.start(), sqs.start()]);
+  if (d.status === "rejected" || s.status === "rejected") {
+    await Promise.all([ddb.stop(), sqs.stop()]);
+    throw d.status === "rejected" ? d.reason : (s as PromiseRejectedResult).reason;
   }
   return {
-    dynamodbEndpoint: ddb.value.dynamodbEndpoint,
-    sqsEndpoint: sqs.value.sqsEndpoint,
+    dynamodbEndpoint: d.value.dynamodbEndpoint,
+    sqsEndpoint: s.value.sqsEndpoint,
+    parts: () => ({ dynamodb: ddb.state, sqs: sqs.state }),
     stop: async () => {
-      await Promise.all([ddb.value.stop(), sqs.value.stop()]);
+      await Promise.all([ddb.stop(), sqs.stop()]);
     },
   };
 }
 
-async function startOne(dataDir: string, only: "dynamodb" | "sqs"): Promise<Emulators> {
-  const child = await forkChild(MAIN, [dataDir, only], "emulator", (m) => {
-    const msg = m as { ready?: { dynamodbEndpoint: string; sqsEndpoint: string }; error?: string };
+/** The port of the emulator's endpoint (`http://127.0.0.1:PORT`). */
+function portOf(endpoints: Endpoints, which: Which): number {
+  const url = which === "dynamodb" ? endpoints.dynamodbEndpoint : endpoints.sqsEndpoint;
+  return Number(new URL(url).port);
+}
+
+/** Forks one emulator on `port` (0: a free one). */
+function startOne(dataDir: string, only: Which, port: number): Promise<Child<Endpoints>> {
+  // The port goes before `only`: tools that find the children match the command line's end.
+  return forkChild(MAIN, [dataDir, String(port), only], `${only} emulator`, (m) => {
+    const msg = m as { ready?: Endpoints; error?: string };
     if (msg.error || !msg.ready) throw new Error(msg.error ?? "the emulator process failed");
     return msg.ready;
   });
-  return { ...child.ready, stop: child.stop };
 }

@@ -3,10 +3,45 @@
  * event the API Lambda receives, and the handler's result back into a response.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { MAX_BODY_BYTES } from "../api/http.js";
+import { createLog, type Log } from "../runtime/log.js";
 import { httpApiEvent } from "./lambda-events.js";
+
+/** How long a client may take to send a whole request (headers and body), ms. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** How long a client may take to send the request's headers, ms. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/** Options of {@link startHttpServer}. */
+export interface HttpServerOptions {
+  /** Where the server's own problems go (a bad request line, a fault); default stderr JSON lines. */
+  log?: Log;
+  /** Node's `server.requestTimeout`, ms (default {@link REQUEST_TIMEOUT_MS}): a slower request gets a 408 and its socket closed. */
+  requestTimeoutMs?: number;
+  /** Node's `server.headersTimeout`, ms (default {@link HEADERS_TIMEOUT_MS}, capped at requestTimeoutMs). */
+  headersTimeoutMs?: number;
+}
+
+/** The request target, or undefined when it is not a URL (`GET http://[::1/v1/health`). */
+function targetOf(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? "/", "http://localhost");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers the error body of docs/api.md "Errors". */
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ error: { code, message } });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
 
 async function readBody(req: IncomingMessage): Promise<Buffer | "too-large"> {
   const chunks: Buffer[] = [];
@@ -21,7 +56,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer | "too-large"> {
 
 /** Builds the v2 event for a request (headers lowercased, repeated query values comma-joined). */
 export function toHttpApiEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
-  const url = new URL(req.url ?? "/", "http://localhost");
+  const url = targetOf(req);
+  if (!url) throw new TypeError(`the request target is not a URL: ${req.url}`);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(",") : v;
@@ -46,12 +82,33 @@ function headersOf(result: APIGatewayProxyStructuredResultV2): Record<string, st
   return out;
 }
 
-/** Starts the server. @throws when the port cannot be bound (EADDRINUSE …). */
+/**
+ * Starts the server on 127.0.0.1. A request target that is not a URL gets a 400
+ * ValidationError, a fault of the handler a 500, each with one log line; a request slower than
+ * its timeouts (options) gets Node's 408 and its socket closed.
+ * @throws when the port cannot be bound (EADDRINUSE …).
+ */
 export async function startHttpServer(
   port: number,
   handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
+  options: HttpServerOptions = {},
 ): Promise<{ server: Server; port: number }> {
-  const server = createServer(async (req, res) => {
+  const log = options.log ?? createLog({ quiet: false });
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createServer({
+    requestTimeout,
+    headersTimeout: Math.min(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
+    // Node checks both timeouts this often (default 30 s): short timeouts need a short check.
+    connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
+  });
+  server.on("request", async (req, res) => {
+    if (!targetOf(req)) {
+      log("http: bad request target", { method: req.method, target: req.url?.slice(0, 200) });
+      // The body (if any) is not read: close the connection rather than parse what follows.
+      res.shouldKeepAlive = false;
+      sendError(res, 400, "ValidationError", "the request target is not a valid URL");
+      return;
+    }
     try {
       const body = await readBody(req);
       if (body === "too-large") {
@@ -74,9 +131,12 @@ export async function startHttpServer(
           ? Buffer.from(result.body, "base64")
           : (result.body ?? ""),
       );
-    } catch {
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { code: "InternalError", message: "internal error" } }));
+    } catch (e) {
+      // The client went away, or Node closed a request over its timeout (its own 408): no fault.
+      if (req.socket.destroyed) return;
+      log("http: request failed", { method: req.method, path: req.url, error: String(e) });
+      if (res.headersSent) res.destroy();
+      else sendError(res, 500, "InternalError", "internal error");
     }
   });
   // Longer than clients' idle keep-alive, so the server is never the side that closes a reused socket.

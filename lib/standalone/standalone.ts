@@ -12,11 +12,11 @@ import { createAwsClients } from "../aws/clients.js";
 import { configFromEnv, ENV, resourceNames, type ShoalConfig } from "../aws/config.js";
 import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
-import { createLog } from "../runtime/log.js";
+import { createLog, type Log } from "../runtime/log.js";
 import { createRuntime, type Runtime, VERSION } from "../runtime/runtime.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
 import { DEFAULT_ENDPOINT } from "./defaults.js";
-import { startEmulatorProcess } from "./emulator-process.js";
+import { type EmulatorProcesses, startEmulatorProcess } from "./emulator-process.js";
 import type { Emulators } from "./emulators.js";
 import { formatEnvFile } from "./env-file.js";
 import { loadExamples } from "./examples.js";
@@ -30,7 +30,7 @@ import {
   ensureTaskQueues,
 } from "./provision.js";
 import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
-import { startWorkerChild } from "./worker-child.js";
+import { startWorkerChild, type WorkerChild } from "./worker-child.js";
 
 export interface StandaloneOptions {
   port: number;
@@ -58,6 +58,11 @@ export interface Standalone {
   envFile: string;
   runtime: Runtime;
   emulators: Emulators;
+  /**
+   * Resolves (never rejects) if a child could not be restarted (supervisor.ts): standalone has
+   * stopped itself by then, rather than serve while broken; the error says which and why.
+   */
+  failed: Promise<Error>;
   stop(): Promise<void>;
 }
 
@@ -129,7 +134,21 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const dataDir = resolve(opts.dataDir);
   const retentionDays = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
   mkdirSync(dataDir, { recursive: true });
-  const em: Emulators = await startEmulatorProcess(dataDir);
+  // The log exists once the configuration does; the children's supervisors tell through it.
+  let log: Log = () => {};
+  const tell: Log = (msg, fields) => log(msg, fields);
+  let giveUp: (e: Error) => void = () => {};
+  const gaveUp = new Promise<Error>((r) => {
+    giveUp = r;
+  });
+  // Set as stop begins: the children's exits are expected from then on.
+  let stopped = false;
+  const stopping = () => stopped;
+  const em: EmulatorProcesses = await startEmulatorProcess(dataDir, {
+    log: tell,
+    onGiveUp: giveUp,
+    stopping,
+  });
   const cleanup: Array<() => Promise<void>> = [() => em.stop()];
   try {
     // The configuration without the events queue's URL first: the queue is created with it.
@@ -152,7 +171,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     writeEnvFile();
     // Shoal's state-change events and POST /v1/events meet on one in-process bus, which
     // delivers them to the triggers as EventBridge does on AWS.
-    const log = createLog({ quiet });
+    log = createLog({ quiet });
     const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log });
     const runtime = createRuntime(config, {
       clients,
@@ -195,15 +214,20 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     signalsPoller.start();
     cleanup.unshift(() => signalsPoller.stop());
 
+    let worker: WorkerChild | undefined;
     if (opts.workers > 0) {
       // The child is given standalone's environment (its task processes see the endpoints).
-      const worker = await startWorkerChild(opts.workers, {
-        ...inherited,
-        ...env,
-        ...(quiet ? { [ENV.quiet]: "true" } : {}),
-      });
-      cleanup.unshift(() => worker.stop());
+      const started = await startWorkerChild(
+        opts.workers,
+        { ...inherited, ...env, ...(quiet ? { [ENV.quiet]: "true" } : {}) },
+        tell,
+        stopping,
+      );
+      worker = started;
+      cleanup.unshift(() => started.stop());
     }
+    // `/v1/health` reports each child's state (503 unless all are ok).
+    runtime.api.parts = () => ({ ...em.parts(), ...(worker ? { worker: worker.state } : {}) });
 
     if (retentionDays > 0) {
       const stopRetention = startRetention(
@@ -246,12 +270,14 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     let server: Server;
     let port: number;
     try {
-      ({ server, port } = await startHttpServer(opts.port, (event) =>
-        handleApiRequest(runtime.api, event),
+      ({ server, port } = await startHttpServer(
+        opts.port,
+        (event) => handleApiRequest(runtime.api, event),
+        { log },
       ));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {
-        throw new Error(`port ${opts.port} is in use; choose another with --port`);
+        throw new Error(`port ${opts.port} is in use: stop what listens there or pass --port`);
       }
       throw e;
     }
@@ -287,19 +313,17 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         }),
       );
     }
-    let stopped = false;
-    return {
-      apiUrl,
-      dataDir,
-      envFile,
-      runtime,
-      emulators: em,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        for (const c of cleanup) await c().catch(() => {});
-      },
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      for (const c of cleanup) await c().catch(() => {});
     };
+    // A child given up: stop everything, then tell.
+    const failed = gaveUp.then(async (e) => {
+      await stop();
+      return e;
+    });
+    return { apiUrl, dataDir, envFile, runtime, emulators: em, failed, stop };
   } catch (e) {
     for (const c of cleanup) await c().catch(() => {});
     throw e;
@@ -352,19 +376,32 @@ export function banner(b: {
   ].join("\n");
 }
 
-/** Runs until SIGINT/SIGTERM, then stops cleanly. */
+/**
+ * Runs until SIGINT/SIGTERM, then stops cleanly.
+ * @throws when a child could not be restarted (after standalone stopped): the CLI prints the
+ *   message and exits non-zero.
+ */
 export async function runStandalone(opts: StandaloneOptions): Promise<void> {
   const s = await startStandalone(opts);
-  await new Promise<void>((resolveStop) => {
+  const failure = await new Promise<Error | undefined>((resolveStop) => {
     const onSignal = (sig: string) => {
       process.stdout.write(
         `\n${sig}: stopping (running tasks are killed and handed back for failover)\n`,
       );
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
-      s.stop().then(resolveStop, resolveStop);
+      s.stop().then(
+        () => resolveStop(undefined),
+        () => resolveStop(undefined),
+      );
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    void s.failed.then((e) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolveStop(e);
+    });
   });
+  if (failure) throw new Error(`standalone stopped: ${failure.message}`);
 }

@@ -1,6 +1,7 @@
 /**
  * The tasks table: one item per attempt of a task of an instance (sort key `taskKey`); a
- * RUNNING attempt with a lease also sits in the leases index (one shard).
+ * RUNNING attempt with a lease, and an attempt over whose task event is not known to be sent,
+ * also sits in the leases index (one shard).
  */
 import {
   type DynamoDBDocumentClient,

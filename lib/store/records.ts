@@ -168,7 +168,11 @@ export interface TaskInstanceRecord {
   worker?: string;
   exitCode?: number;
   error?: string;
-  /** While RUNNING: when the worker's claim lapses unless renewed. */
+  /**
+   * While RUNNING: when the worker's claim lapses unless renewed. Once the attempt is over and
+   * until its task event was sent: when that event counts as lost (the sweeper then sends it
+   * again, lib/engine/sweeper.ts). Epoch ms; the item sits in the leases index while set.
+   */
   leaseExpiresAt?: number;
   /** Set by a stop: the worker kills the task at its next lease renewal. */
   killRequested?: boolean;

@@ -95,6 +95,10 @@ export interface Store {
       createWith?: TaskInstanceRecord;
     },
   ): Promise<TaskInstanceRecord | undefined>;
-  /** RUNNING task instances whose lease ended before `now`. */
+  /**
+   * Attempts in the leases index whose `leaseExpiresAt` is before `now` (epoch ms), oldest
+   * first, at most `limit`: RUNNING ones whose lease lapsed, and ones over whose task event is
+   * overdue (the outbox of task events, lib/engine/worker.ts) or not yet sent after a failover.
+   */
   listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]>;
 }

@@ -3,6 +3,7 @@
  * HTTP. `kill9` is a real SIGKILL, for crash tests.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { until } from "./poll.js";
 
@@ -193,4 +194,40 @@ export interface E2eTask {
 /** An instance's tasks by code. */
 export function byCode(inst: { tasks: E2eTask[] }): Record<string, E2eTask> {
   return Object.fromEntries(inst.tasks.map((t) => [t.code, t]));
+}
+
+/** A child process of a process: its pid and command line (arguments joined by spaces). */
+export interface ChildProc {
+  pid: number;
+  cmdline: string;
+}
+
+/**
+ * The live children of process `pid`, read from /proc (Linux): how the crash tests find
+ * standalone's emulator and worker children (`emulator-main.ts … dynamodb|sqs`, `worker-main.ts`).
+ */
+export function childProcesses(pid: number): ChildProc[] {
+  const out: ChildProc[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Field 4 (ppid) follows the command name in parentheses, which may hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== pid) continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
+      out.push({ pid: Number(entry), cmdline });
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return out;
+}
+
+/** The pid of the child of `pid` whose command line matches `pattern`, once it exists. */
+export function childPid(pid: number, pattern: RegExp, what: string): Promise<number> {
+  return until(() => childProcesses(pid).find((c) => pattern.test(c.cmdline))?.pid, {
+    timeoutMs: 30_000,
+    what,
+  });
 }

@@ -397,6 +397,9 @@ describe("the worker runs LAMBDA task messages", () => {
     });
     expect(lambda.calls()).toHaveLength(0);
     expect(events).toEqual([expect.objectContaining({ state: "FAILURE" })]);
-    expect(updates.at(-1)?.error).toMatch(/payload after parameter substitution is not JSON/);
+    // The result write (the worker's last write is the clear of its sent event, §3 outbox).
+    expect(updates.find((u) => u.state === "FAILURE")?.error).toMatch(
+      /payload after parameter substitution is not JSON/,
+    );
   });
 });

@@ -34,7 +34,20 @@ export function serviceSchemas(): Record<string, JsonSchema> {
       },
       ["error"],
     ),
-    Health: object({ status: { const: "ok" }, version: str }, ["status", "version"]),
+    Health: object(
+      {
+        status: described(
+          { enum: ["ok", "degraded"] },
+          "`ok` when every part is ok (200), else `degraded` (503)",
+        ),
+        version: str,
+        parts: described(
+          { type: "object", additionalProperties: { enum: ["ok", "restarting", "down"] } },
+          "standalone only: each part's state by name (`dynamodb`, `sqs`, `worker`); `restarting` after its process died, `down` once given up",
+        ),
+      },
+      ["status", "version"],
+    ),
     TaskGroupBody: schemaOf(taskGroupSchema),
     TaskGroup: object(
       {

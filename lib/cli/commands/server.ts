@@ -4,7 +4,7 @@ import { ENV } from "../../aws/config.js";
 import { DEFAULT_PORT } from "../../standalone/defaults.js";
 import { DEFAULT_RETENTION_DAYS } from "../../standalone/retention.js";
 import type { CliContext } from "../context.js";
-import { UsageError } from "../errors.js";
+import { CliError, UsageError } from "../errors.js";
 import { intIn, nonNegativeNumber } from "../options.js";
 
 /**
@@ -54,6 +54,23 @@ async function joining(run: () => Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * Checks the port and the data dir before `shoal standalone` starts anything, then takes the
+ * data dir (lib/standalone/preflight.ts): a start that cannot succeed fails at once, naming the
+ * problem, and writes nothing.
+ * @throws CliError (exit 1) with the problem.
+ */
+async function preflight(port: number, dataDir: string): Promise<void> {
+  const { checkDataDir, checkPort, claimDataDir } = await import("../../standalone/preflight.js");
+  const problem = (await checkPort(port)) ?? (await checkDataDir(dataDir));
+  if (problem) throw new CliError(problem);
+  try {
+    await claimDataDir(dataDir);
+  } catch (e) {
+    throw new CliError((e as Error).message, { cause: e });
+  }
+}
+
 /** Registers `standalone`, `sweeper` and `worker`. */
 export function registerServers(program: Command, _ctx: CliContext): void {
   program
@@ -96,6 +113,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         keepAll?: boolean;
       }) => {
         const retentionDays = standaloneRetentionDays(opts);
+        await preflight(opts.port, opts.dataDir);
         // Imported on use so every other command works without the server's dependencies loaded.
         const { runStandalone } = await import("../../standalone/standalone.js");
         await runStandalone({

@@ -1,0 +1,220 @@
+/**
+ * The outbox of task events (issue 12, stall 2): a worker that dies between its result write and
+ * its task event must not stall the instance until the task message reappears (900 s). The
+ * sweeper finds the finished attempt still in the leases index once its event is overdue and
+ * sends the event again; a re-sent event the dispatcher already applied changes nothing.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { APIGatewayProxyEventV2, SQSRecord } from "aws-lambda";
+import { beforeAll, describe, expect, it } from "vitest";
+import { handleApiRequest } from "../../lib/api/router.js";
+import { Sweeper } from "../../lib/engine/sweeper.js";
+import { Worker } from "../../lib/engine/worker.js";
+import type { DispatcherMessage, TaskMessage } from "../../lib/queue/messages.js";
+import type { Queues } from "../../lib/queue/queues.js";
+import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
+import { httpApiEvent, LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
+import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { until } from "../helpers/poll.js";
+import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
+
+function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
+  return httpApiEvent({
+    method,
+    path,
+    headers: { "content-type": "application/json", "user-agent": "test" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    requestId: "r",
+    timeEpoch: 0,
+  });
+}
+
+describe("task event outbox", () => {
+  let aws: TestAws;
+  let rt: Runtime;
+  let dir: string;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await handleApiRequest(rt.api, request(method, path, body));
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+  const medium = () => aws.taskUrls[2] as string;
+  const sweeperAt = (now: number) =>
+    new Sweeper({ ...rt.engine, now: () => now, commandResignalMs: 60_000 });
+
+  /** A worker on the runtime's store whose queues fail the first task event of `code`. */
+  const workerLosing = (code: string) => {
+    let failed = false;
+    const queues: Queues = {
+      sendTasks: (items) => rt.engine.queues.sendTasks(items),
+      sendDelayedSignal: (e, s) => rt.engine.queues.sendDelayedSignal(e, s),
+      extendVisibility: (u, h, s) => rt.engine.queues.extendVisibility(u, h, s),
+      queueUrlFromArn: (arn) => rt.engine.queues.queueUrlFromArn(arn),
+      sendToDispatcher: async (events: DispatcherMessage[]) => {
+        if (!failed && events.some((e) => e.kind === "task" && e.code === code)) {
+          failed = true;
+          throw new Error("injected: the worker died right after its result write");
+        }
+        await rt.engine.queues.sendToDispatcher(events);
+      },
+    };
+    return new Worker({
+      store: rt.engine.store,
+      queues,
+      logs: rt.api.logs,
+      now: Date.now,
+      dataDir: dir,
+      leaseMs: 5_000,
+      leaseRenewMs: 200,
+      visibilityTimeoutSeconds: 900,
+      clients: rt.clients,
+      workerId: "doomed",
+    });
+  };
+
+  /** Receives the instance's next task message (and deletes it: a lost one never reappears). */
+  const nextTask = async (instanceId: string): Promise<SQSRecord> =>
+    until(
+      async () => {
+        const r = await receiveRecords(medium(), { waitSeconds: 0 });
+        await deleteRecords(medium(), r);
+        return r.find((x) => (JSON.parse(x.body) as TaskMessage).instanceId === instanceId);
+      },
+      { what: `a task message of ${instanceId}` },
+    );
+
+  /** Hands every queued dispatcher message to the dispatcher; returns how many there were. */
+  const drainEvents = async (): Promise<number> => {
+    const r = await receiveRecords(aws.eventsUrl, { waitSeconds: 0 });
+    if (r.length) {
+      expect((await rt.dispatcher.handleBatch(r)).batchItemFailures).toEqual([]);
+      await deleteRecords(aws.eventsUrl, r);
+    }
+    return r.length;
+  };
+
+  /** Hands one dispatcher message to the dispatcher as an SQS record. */
+  const deliver = async (e: DispatcherMessage) => {
+    const arn = `arn:aws:sqs:us-east-1:${LOCAL_ACCOUNT}:${aws.eventsUrl.split("/").pop()}`;
+    const rec = sqsRecordOf(
+      {
+        MessageId: randomUUID(),
+        ReceiptHandle: "rh",
+        Body: JSON.stringify(e),
+        Attributes: { MessageGroupId: e.instanceId },
+      },
+      arn,
+      "us-east-1",
+      0,
+    );
+    expect((await rt.dispatcher.handleBatch([rec])).batchItemFailures).toEqual([]);
+  };
+
+  const start = async (workflow: string): Promise<string> => {
+    const put = await api("PUT", `/v1/workflows/${workflow}`, {
+      tasks: [
+        { code: "a", type: "SHELL", command: "true" },
+        { code: "b", type: "SHELL", command: "true", upstream: ["a"] },
+      ],
+    });
+    expect(put.status).toBe(201);
+    const run = await api("POST", `/v1/workflows/${workflow}/runs`, {});
+    expect(run.status).toBe(202);
+    const id = run.body.instanceId as string;
+    await until(async () => (await drainEvents()) > 0, { what: "the start command" });
+    return id;
+  };
+
+  beforeAll(async () => {
+    aws = await useTestAws();
+    dir = mkdtempSync(join(tmpdir(), "shoal-outbox-"));
+    rt = createRuntime({ ...aws.config, dataDir: dir, leaseMs: 5_000, leaseRenewMs: 200 });
+  });
+
+  it("re-sends the task event of a worker that died after its result write", async () => {
+    const id = await start("outbox-lost");
+    const a = await nextTask(id);
+    // The send fails: the message counts as failed, the attempt is SUCCESS in the store.
+    const r = await workerLosing("a").handleBatch([a]);
+    expect(r.batchItemFailures).toHaveLength(1);
+    expect(await rt.engine.store.getTaskInstance(id, "a", 1)).toMatchObject({ state: "SUCCESS" });
+    expect(await drainEvents()).toBe(0);
+
+    // The sweeper, with its clock a minute on (the event is overdue), sends it again.
+    expect((await sweeperAt(Date.now() + 60_000).sweep()).eventsResent).toBe(1);
+    const b = await until(
+      async () => {
+        await drainEvents();
+        const rec = await receiveRecords(medium(), { waitSeconds: 0 });
+        await deleteRecords(medium(), rec);
+        return rec.find((x) => (JSON.parse(x.body) as TaskMessage).instanceId === id);
+      },
+      { what: "b dispatched after the sweep" },
+    );
+    expect((JSON.parse(b.body) as TaskMessage).code).toBe("b");
+    expect((await rt.worker.handleBatch([b])).batchItemFailures).toEqual([]);
+    const done = await until(
+      async () => {
+        await drainEvents();
+        const inst = await api("GET", `/v1/instances/${id}`);
+        return inst.body.state === "SUCCESS" ? inst.body : undefined;
+      },
+      { what: `${id} SUCCESS` },
+    );
+    expect(done.tasks.map((t: { code: string; attempt: number }) => [t.code, t.attempt])).toEqual([
+      ["a", 1],
+      ["b", 1],
+    ]);
+    // Re-sent once: the attempt left the leases index, a later sweep sends nothing more.
+    const leases = await rt.engine.store.listExpiredLeases(Date.now() + 3_600_000, 100);
+    expect(leases.filter((t) => t.instanceId === id)).toEqual([]);
+  });
+
+  it("changes nothing when a task event the dispatcher already applied comes again", async () => {
+    const id = await start("outbox-dup");
+    const a = await nextTask(id);
+    expect((await rt.worker.handleBatch([a])).batchItemFailures).toEqual([]);
+    await until(async () => (await drainEvents()) > 0, { what: "a's event" });
+    const b = await nextTask(id);
+    expect((JSON.parse(b.body) as TaskMessage).code).toBe("b");
+    const before = await rt.engine.store.getInstance(id);
+    expect(before?.state).toBe("RUNNING");
+
+    // The normal path left nothing for the sweeper: a's attempt is out of the leases index.
+    const overdue = await rt.engine.store.listExpiredLeases(Date.now() + 3_600_000, 100);
+    expect(overdue.filter((t) => t.instanceId === id && t.code === "a")).toEqual([]);
+
+    // a's event again, as a sweeper re-sending it would: the instance is not written, and b
+    // is not dispatched a second time.
+    const again: DispatcherMessage = {
+      kind: "task",
+      instanceId: id,
+      code: "a",
+      attempt: 1,
+      state: "SUCCESS",
+    };
+    // Straight to the dispatcher: SQS would drop a copy sent within 5 minutes as a duplicate.
+    await deliver(again);
+    expect(await rt.engine.store.getInstance(id)).toEqual(before);
+    expect(
+      (await receiveRecords(medium(), { waitSeconds: 1 })).filter(
+        (x) => (JSON.parse(x.body) as TaskMessage).instanceId === id,
+      ),
+    ).toEqual([]);
+
+    expect((await rt.worker.handleBatch([b])).batchItemFailures).toEqual([]);
+    await until(
+      async () => {
+        await drainEvents();
+        return (await rt.engine.store.getInstance(id))?.state === "SUCCESS";
+      },
+      { what: `${id} SUCCESS` },
+    );
+    // Once the instance is over, the same event still changes nothing.
+    const after = await rt.engine.store.getInstance(id);
+    await deliver(again);
+    expect(await rt.engine.store.getInstance(id)).toEqual(after);
+  });
+});
