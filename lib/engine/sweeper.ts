@@ -27,7 +27,11 @@ export interface SweeperDeps extends Omit<EngineDeps, "definitions"> {
 export interface SweepReport {
   resignalled: number;
   failedOver: number;
-  /** Task events of finished attempts sent again (their worker died before sending them). */
+  /**
+   * Overdue task events sent again (their worker died or SQS failed before it sent them): of
+   * finished attempts, and of NEED_FAULT_TOLERANCE ones (a shutting-down worker's hand-back, or
+   * an earlier sweep's failover whose send failed). Counted once the send succeeded.
+   */
   eventsResent: number;
   timersFired: number;
   slotsFreed: number;
@@ -124,7 +128,8 @@ export class Sweeper {
    * with a deadline of a few seconds, until its event was sent: lib/engine/worker.ts). Either
    * item stays in the index until its event was sent, so a crash or a failed send between the
    * two is finished by the next sweep instead of leaving the instance waiting for ever.
-   * @returns how many attempts were failed over and how many task events re-sent.
+   * @returns how many attempts were failed over, and how many overdue task events of attempts
+   *   already over (NEED_FAULT_TOLERANCE included) were sent again ({@link SweepReport}).
    */
   private async failOverExpiredLeases(): Promise<{ failedOver: number; eventsResent: number }> {
     const { store, queues } = this.deps;
@@ -134,6 +139,10 @@ export class Sweeper {
     let resent = 0;
     for (const t of expired) {
       const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
+      // Over, and its event overdue (the outbox of task events): its worker died or SQS failed
+      // between the result write (or a shutdown's hand-back) and the send. Sent again; the
+      // dispatcher ignores it if it had arrived after all.
+      const overdueEvent = isFinalTaskState(t.state);
       try {
         if (t.state === "RUNNING") {
           const moved = await store.updateTask(
@@ -149,16 +158,10 @@ export class Sweeper {
           if (!moved) continue; // renewed or finished meanwhile
           this.deps.log?.("sweeper: task failed over", { ...key, worker: t.worker });
           n++;
-        } else if (!isFinalTaskState(t.state)) {
+        } else if (!overdueEvent) {
           // Not started (no lease of its own to keep): its lease fields only need clearing.
           await store.updateTask(key, [t.state], {}, { removeLease: true });
           continue;
-        } else if (t.state !== "NEED_FAULT_TOLERANCE") {
-          // Over, and its event overdue: its worker died or SQS failed between the result write
-          // and the send (the outbox of task events). Sent again; the dispatcher ignores it if
-          // it had arrived after all.
-          this.deps.log?.("sweeper: task event re-sent", { ...key, state: t.state });
-          resent++;
         }
         const state = t.state === "RUNNING" ? "NEED_FAULT_TOLERANCE" : t.state;
         const outputs = state === "NEED_FAULT_TOLERANCE" ? undefined : t.outputs;
@@ -170,13 +173,20 @@ export class Sweeper {
             ...(outputs && Object.keys(outputs).length > 0 ? { outputs } : {}),
           },
         ]);
+        if (overdueEvent) {
+          // Counted once sent: a failed send is tried again by the next sweep, and counted then.
+          this.deps.log?.("sweeper: task event re-sent", { ...key, state });
+          resent++;
+        }
         // Conditioned on the state sent: a later change keeps it listed for the next sweep.
         await store.updateTask(key, [state], {}, { removeLease: true });
       } catch (e) {
-        this.deps.log?.("sweeper: failover not finished, next sweep goes on", {
-          ...key,
-          error: String(e),
-        });
+        this.deps.log?.(
+          overdueEvent
+            ? "sweeper: overdue task event not finished, next sweep sends it again"
+            : "sweeper: failover not finished, next sweep goes on",
+          { ...key, state: t.state, error: String(e) },
+        );
       }
     }
     return { failedOver: n, eventsResent: resent };

@@ -11,12 +11,14 @@ import { join } from "node:path";
 import type { APIGatewayProxyEventV2, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleApiRequest } from "../../lib/api/router.js";
+
 import { Sweeper } from "../../lib/engine/sweeper.js";
 import { Worker } from "../../lib/engine/worker.js";
 import type { DispatcherMessage, TaskMessage } from "../../lib/queue/messages.js";
 import type { Queues } from "../../lib/queue/queues.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { httpApiEvent, LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
+import type { TaskInstanceRecord } from "../../lib/store/records.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
@@ -112,13 +114,14 @@ describe("task event outbox", () => {
     expect((await rt.dispatcher.handleBatch([rec])).batchItemFailures).toEqual([]);
   };
 
-  const start = async (workflow: string): Promise<string> => {
-    const put = await api("PUT", `/v1/workflows/${workflow}`, {
-      tasks: [
-        { code: "a", type: "SHELL", command: "true" },
-        { code: "b", type: "SHELL", command: "true", upstream: ["a"] },
-      ],
-    });
+  const start = async (
+    workflow: string,
+    tasks: unknown[] = [
+      { code: "a", type: "SHELL", command: "true" },
+      { code: "b", type: "SHELL", command: "true", upstream: ["a"] },
+    ],
+  ): Promise<string> => {
+    const put = await api("PUT", `/v1/workflows/${workflow}`, { tasks });
     expect(put.status).toBe(201);
     const run = await api("POST", `/v1/workflows/${workflow}/runs`, {});
     expect(run.status).toBe(202);
@@ -216,5 +219,151 @@ describe("task event outbox", () => {
     const after = await rt.engine.store.getInstance(id);
     await deliver(again);
     expect(await rt.engine.store.getInstance(id)).toEqual(after);
+  });
+  /** The instance's attempts in the leases index, whatever their deadline. */
+  const indexed = async (id: string): Promise<TaskInstanceRecord[]> =>
+    (await rt.engine.store.listExpiredLeases(Date.now() + 3_600_000, 100)).filter(
+      (t) => t.instanceId === id,
+    );
+
+  it("re-sends the OUT values of a finished attempt with its event", async () => {
+    const id = await start("outbox-out", [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Shoal's parameter syntax
+      { code: "a", type: "SHELL", command: "echo '${setValue(v=from-a)}'" },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Shoal's parameter syntax
+      { code: "b", type: "SHELL", command: 'echo "v=${v}"', upstream: ["a"] },
+    ]);
+    const a = await nextTask(id);
+    expect((await workerLosing("a").handleBatch([a])).batchItemFailures).toHaveLength(1);
+    expect(await rt.engine.store.getTaskInstance(id, "a", 1)).toMatchObject({
+      state: "SUCCESS",
+      outputs: { v: "from-a" },
+    });
+
+    expect((await sweeperAt(Date.now() + 60_000).sweep()).eventsResent).toBe(1);
+    const b = await until(
+      async () => {
+        await drainEvents();
+        const rec = await receiveRecords(medium(), { waitSeconds: 0 });
+        await deleteRecords(medium(), rec);
+        return rec.find((x) => (JSON.parse(x.body) as TaskMessage).instanceId === id);
+      },
+      { what: "b dispatched after the sweep" },
+    );
+    const msg = JSON.parse(b.body) as TaskMessage;
+    expect(msg.code).toBe("b");
+    // The dispatcher takes OUT values from the event alone: a re-send without them loses v.
+    expect(msg.params.v).toBe("from-a");
+  });
+
+  it("a duplicate delivery of a finished attempt still in the index clears its entry", async () => {
+    const id = await start("outbox-redelivery");
+    const a = await nextTask(id);
+    expect((await workerLosing("a").handleBatch([a])).batchItemFailures).toHaveLength(1);
+    expect((await indexed(id)).map((t) => [t.code, t.state])).toEqual([["a", "SUCCESS"]]);
+
+    // SQS delivers the failed message again: the worker does not run it, sends its event again
+    // and takes the attempt out of the index (the sweeper has nothing left to re-send).
+    expect((await rt.worker.handleBatch([a])).batchItemFailures).toEqual([]);
+    expect(await indexed(id)).toEqual([]);
+    expect((await sweeperAt(Date.now() + 60_000).sweep()).eventsResent).toBe(0);
+    await until(
+      async () => {
+        await drainEvents();
+        const rec = await receiveRecords(medium(), { waitSeconds: 0 });
+        await deleteRecords(medium(), rec);
+        return rec.some((x) => (JSON.parse(x.body) as TaskMessage).instanceId === id);
+      },
+      { what: "b dispatched after the redelivery" },
+    );
+  });
+
+  it("one sweep fails over an expired lease and re-sends an overdue event, each once", async () => {
+    // `stale`: a worker claimed a, then died (its lease runs out, nobody renews it).
+    const stale = await start("outbox-mixed-stale");
+    await nextTask(stale);
+    const claimed = await rt.engine.store.updateTask(
+      { instanceId: stale, code: "a", attempt: 1 },
+      ["SUBMITTED", "DISPATCHED"],
+      {
+        state: "RUNNING",
+        worker: "dead",
+        startedAt: Date.now(),
+        leaseExpiresAt: Date.now() + 5_000,
+      },
+    );
+    expect(claimed?.state).toBe("RUNNING");
+    // `done`: a finished, its event lost.
+    const done = await start("outbox-mixed-done");
+    const a = await nextTask(done);
+    expect((await workerLosing("a").handleBatch([a])).batchItemFailures).toHaveLength(1);
+
+    const report = await sweeperAt(Date.now() + 60_000).sweep();
+    expect(report).toMatchObject({ failedOver: 1, eventsResent: 1 });
+    expect(await rt.engine.store.getTaskInstance(stale, "a", 1)).toMatchObject({
+      state: "NEED_FAULT_TOLERANCE",
+    });
+    expect(await rt.engine.store.getTaskInstance(done, "a", 1)).toMatchObject({
+      state: "SUCCESS",
+    });
+    expect(await indexed(stale)).toEqual([]);
+    expect(await indexed(done)).toEqual([]);
+    await until(async () => (await drainEvents()) === 0, { what: "the events applied" });
+  });
+  it("counts a re-sent event once sent, a shutdown's hand-back included", async () => {
+    const id = await start("outbox-handback", [
+      { code: "a", type: "SHELL", command: "sleep 30" },
+      { code: "b", type: "SHELL", command: "true", upstream: ["a"] },
+    ]);
+    const a = await nextTask(id);
+    // The worker shuts down while a runs: it hands a back (NEED_FAULT_TOLERANCE), and that
+    // event is lost.
+    const worker = workerLosing("a");
+    const handling = worker.handleBatch([a]);
+    await until(
+      async () => (await rt.engine.store.getTaskInstance(id, "a", 1))?.state === "RUNNING",
+      { what: "a running" },
+    );
+    worker.shutdown();
+    await handling;
+    expect((await indexed(id)).map((t) => [t.code, t.state])).toEqual([
+      ["a", "NEED_FAULT_TOLERANCE"],
+    ]);
+
+    // A sweep whose send fails counts nothing and says so; the entry stays for the next one.
+    const logged: string[] = [];
+    const failing = new Sweeper({
+      ...rt.engine,
+      queues: {
+        ...rt.engine.queues,
+        sendToDispatcher: async () => {
+          throw new Error("injected: SQS out");
+        },
+      },
+      now: () => Date.now() + 60_000,
+      commandResignalMs: 60_000,
+      log: (msg) => logged.push(msg),
+    });
+    expect(await failing.sweep()).toMatchObject({ failedOver: 0, eventsResent: 0 });
+    expect(logged).toContain("sweeper: overdue task event not finished, next sweep sends it again");
+    expect(logged).not.toContain("sweeper: task event re-sent");
+    expect(await indexed(id)).toHaveLength(1);
+
+    expect(await sweeperAt(Date.now() + 60_000).sweep()).toMatchObject({
+      failedOver: 0,
+      eventsResent: 1,
+    });
+    expect(await indexed(id)).toEqual([]);
+    // The dispatcher heard: a's next attempt is dispatched.
+    const again = await until(
+      async () => {
+        await drainEvents();
+        const rec = await receiveRecords(medium(), { waitSeconds: 0 });
+        await deleteRecords(medium(), rec);
+        return rec.find((x) => (JSON.parse(x.body) as TaskMessage).instanceId === id);
+      },
+      { what: "a's next attempt dispatched" },
+    );
+    expect(JSON.parse(again.body) as TaskMessage).toMatchObject({ code: "a", attempt: 2 });
   });
 });
