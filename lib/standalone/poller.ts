@@ -48,6 +48,13 @@ export interface PollerOptions {
   onError?: (e: unknown) => void;
 }
 
+/**
+ * Waits between receives after failed ones (the queue unreachable: an emulator restarting, a
+ * standalone gone), ms: doubling from the first, up to the last, so that a poller left without
+ * its queue neither spins nor floods its log.
+ */
+const RECEIVE_BACKOFF_MS = { first: 500, max: 30_000 } as const;
+
 /** How long a stopping poller lets its waiting long polls answer before it cuts them, ms. */
 const LONG_POLL_DRAIN_MS = 2_000;
 
@@ -95,6 +102,13 @@ class Deleter {
 
 export class QueuePoller {
   private running = false;
+  /** Receives that failed in a row (0 after any that succeeded). */
+  private receiveFailures = 0;
+  /** Resolved when `stop` begins: cuts a backoff short. */
+  private onStop: () => void = () => {};
+  private readonly stopping = new Promise<void>((resolve) => {
+    this.onStop = resolve;
+  });
   private inFlight = 0;
   private readonly longPolls = new Map<string, Promise<void>>();
   private readonly handlers = new Set<Promise<void>>();
@@ -121,6 +135,7 @@ export class QueuePoller {
   /** Stops receiving and waits (up to `graceMs`) for handlers in progress. */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
+    this.onStop();
     this.signal();
     await this.loop;
     await Promise.race([Promise.all(this.handlers), delay(graceMs, undefined, { ref: false })]);
@@ -172,6 +187,38 @@ export class QueuePoller {
     });
   }
 
+  /**
+   * Counts a failed receive and reports it: the first of a run, then the 2nd, 4th, 8th … with
+   * the count and the wait before the next, so a queue that stays unreachable costs a log line
+   * now and then rather than hundreds a second.
+   */
+  private receiveFailed(e: unknown): void {
+    if (!this.running || this.abort.signal.aborted) return;
+    const n = ++this.receiveFailures;
+    if ((n & (n - 1)) !== 0) return;
+    this.error(
+      n === 1
+        ? e
+        : new Error(
+            `${String(e)} (${n} receives failed in a row; next in ${this.backoffMs() / 1000} s)`,
+            { cause: e },
+          ),
+    );
+  }
+
+  /** The wait before the next receive after `receiveFailures` failed ones, ms. */
+  private backoffMs(): number {
+    const n = this.receiveFailures;
+    if (n === 0) return 0;
+    return Math.min(RECEIVE_BACKOFF_MS.max, RECEIVE_BACKOFF_MS.first * 2 ** Math.min(n - 1, 10));
+  }
+
+  /** Waits out the backoff of failed receives, or until `stop`. */
+  private async backOff(): Promise<void> {
+    const ms = this.backoffMs();
+    if (ms > 0) await Promise.race([delay(ms, undefined, { ref: false }), this.stopping]);
+  }
+
   private async receive(url: string, max: number, wait: number): Promise<Message[]> {
     const r = await this.opts.sqs.send(
       new ReceiveMessageCommand({
@@ -185,6 +232,7 @@ export class QueuePoller {
       }),
       { abortSignal: this.abort.signal },
     );
+    this.receiveFailures = 0;
     return r.Messages ?? [];
   }
 
@@ -194,6 +242,8 @@ export class QueuePoller {
         await this.waitForWake();
         continue;
       }
+      await this.backOff();
+      if (!this.running) break;
       try {
         // Sweep in priority order, above the best message already held; the first queue with
         // messages wins this round.
@@ -232,8 +282,10 @@ export class QueuePoller {
         await this.waitForWake();
       } catch (e) {
         if (!this.running) break;
-        this.error(e);
-        await delay(500);
+        this.receiveFailed(e);
+        // A failed receive waits out its backoff at the top of the loop; anything else here
+        // is not a receive, and waits the first step.
+        if (this.receiveFailures === 0) await delay(RECEIVE_BACKOFF_MS.first);
       }
     }
     for (const h of this.held.splice(0)) await this.release(h.url, h.msg, 1);
@@ -244,14 +296,13 @@ export class QueuePoller {
     if (this.longPolls.has(url) || !this.running) return;
     const p = this.receive(url, Math.max(1, this.wanted()), this.opts.waitSeconds)
       .then((msgs) => this.accept(url, msgs))
-      .catch((e) => {
-        if (!this.abort.signal.aborted) this.error(e);
-      })
+      .catch((e) => this.receiveFailed(e))
       .finally(() => {
         this.longPolls.delete(url);
         // Re-arm at once where messages can be taken: the next message of a busy standard
-        // queue then arrives without a receive that comes back empty first.
-        if (!this.opts.fifo && this.wanted() > 0) this.longPoll(url);
+        // queue then arrives without a receive that comes back empty first. Not after a failed
+        // receive: the loop re-arms it once the backoff is over.
+        if (!this.opts.fifo && this.wanted() > 0 && this.receiveFailures === 0) this.longPoll(url);
         this.signal();
       });
     this.longPolls.set(url, p);
