@@ -5,6 +5,12 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 
+/**
+ * tsx's loader, resolved from this file: `--import tsx` would be resolved from the current
+ * directory, where it need not exist (a standalone started outside its installation).
+ */
+const TSX = import.meta.resolve("tsx");
+
 export interface Child<T> {
   ready: T;
   process: ChildProcess;
@@ -30,7 +36,7 @@ export function forkChild<T>(
       execArgv: [
         ...process.execArgv.filter((a) => !a.startsWith("--cpu-prof")),
         "--import",
-        "tsx",
+        TSX,
         "--no-warnings",
       ],
     });

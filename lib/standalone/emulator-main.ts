@@ -23,7 +23,10 @@ try {
   });
   // The parent died (even by SIGKILL): its IPC channel closed.
   process.on("disconnect", () => void stop());
-  process.on("SIGINT", () => {}); // Ctrl-C reaches the whole group: the parent decides when we stop
+  // Ctrl-C, and a SIGTERM to the process group (`timeout`, systemd, `docker stop`), reach every
+  // child: the parent decides when we stop, after its pollers and workers let go of us.
+  process.on("SIGINT", () => {});
+  process.on("SIGTERM", () => {});
   process.send?.({ ready: { dynamodbEndpoint: em.dynamodbEndpoint, sqsEndpoint: em.sqsEndpoint } });
 } catch (e) {
   const msg = String((e as Error)?.message ?? e);

@@ -86,3 +86,20 @@ describe("shoal standalone preflight", () => {
     expect(await checkDataDir(dataDir)).toBeUndefined();
   });
 });
+
+describe("shoal standalone from another directory", () => {
+  it("starts its children from a directory where Shoal's own packages do not resolve", async () => {
+    // The children were forked with `--import tsx`, which Node resolves from the current
+    // directory: from anywhere but the installation they died with "exited (1)".
+    const cwd = join(root, "elsewhere");
+    mkdirSync(cwd);
+    const sa = await startStandaloneProcess({ dataDir: join(cwd, "data"), workers: 1, cwd });
+    try {
+      const health = await api(sa.url, "GET", "/v1/health");
+      expect(health.status).toBe(200);
+      expect(health.body.parts).toMatchObject({ dynamodb: "ok", sqs: "ok", worker: "ok" });
+    } finally {
+      await sa.stop();
+    }
+  }, 60_000);
+});

@@ -25,6 +25,8 @@ export async function startStandaloneProcess(opts: {
   env?: Record<string, string>;
   /** More command-line arguments (e.g. `--no-scheduler`). */
   args?: string[];
+  /** The working directory (default: the repository). */
+  cwd?: string;
 }): Promise<RunningStandalone> {
   const args = [
     BIN,
@@ -39,7 +41,7 @@ export async function startStandaloneProcess(opts: {
   if (!opts.examples) args.push("--no-examples");
   args.push(...(opts.args ?? []));
   const proc = spawn(process.execPath, args, {
-    cwd: REPO,
+    cwd: opts.cwd ?? REPO,
     env: { ...process.env, SHOAL_QUIET: "true", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
