@@ -5,9 +5,11 @@
  * Each is supervised for its whole life (supervisor.ts): one that dies is started again on the
  * same port over the same data, so the endpoints every client holds stay valid.
  */
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Child, forkChild } from "./child-process.js";
 import type { Emulators } from "./emulators.js";
+import { ENDPOINTS_FILE, readEnvFileEntries } from "./env-file.js";
 import { ChildSupervisor, type PartState } from "./supervisor.js";
 
 const MAIN = fileURLToPath(new URL("./emulator-main.ts", import.meta.url));
@@ -39,13 +41,32 @@ export async function startEmulatorProcess(
     log?: (msg: string, fields?: Record<string, unknown>) => void;
     onGiveUp?: (error: Error) => void;
     stopping?: () => boolean;
+    /**
+     * Ports to listen on at the first start, those of the last run over this data dir
+     * ({@link previousPorts}): `shoal worker`s and `shoal sweeper`s that outlived that run
+     * reconnect to the same endpoints. One that is taken now is replaced by a free one.
+     */
+    preferredPorts?: Partial<Record<Which, number>>;
   } = {},
 ): Promise<EmulatorProcesses> {
+  const log = supervision.log ?? (() => {});
+  const first = async (which: Which): Promise<Child<Endpoints>> => {
+    const port = supervision.preferredPorts?.[which];
+    if (!port) return startOne(dataDir, which, 0);
+    try {
+      return await startOne(dataDir, which, port);
+    } catch (e) {
+      // Taken: a free one (the caller compares and tells, once its log exists).
+      if (!/EADDRINUSE/.test(String(e))) throw e;
+      return startOne(dataDir, which, 0);
+    }
+  };
   const supervise = (which: Which) =>
     new ChildSupervisor<Endpoints>({
       name: which,
-      start: (previous) => startOne(dataDir, which, previous ? portOf(previous, which) : 0),
-      log: supervision.log ?? (() => {}),
+      start: (previous) =>
+        previous ? startOne(dataDir, which, portOf(previous, which)) : first(which),
+      log,
       maxFailures: EMULATOR_MAX_FAILURES,
       ...(supervision.onGiveUp ? { onGiveUp: supervision.onGiveUp } : {}),
       ...(supervision.stopping ? { stopping: supervision.stopping } : {}),
@@ -67,8 +88,32 @@ export async function startEmulatorProcess(
   };
 }
 
+/**
+ * The emulators' ports of the last run over `dataDir`, from the endpoints.env it wrote
+ * (`AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_SQS`); none when there is no such file or it
+ * cannot be read.
+ */
+export function previousPorts(dataDir: string): Partial<Record<Which, number>> {
+  let entries: Record<string, string>;
+  try {
+    entries = readEnvFileEntries(join(dataDir, ENDPOINTS_FILE));
+  } catch {
+    return {};
+  }
+  const out: Partial<Record<Which, number>> = {};
+  for (const [which, key] of [
+    ["dynamodb", "AWS_ENDPOINT_URL_DYNAMODB"],
+    ["sqs", "AWS_ENDPOINT_URL_SQS"],
+  ] as const) {
+    const url = entries[key];
+    const port = url && URL.canParse(url) ? Number(new URL(url).port) : 0;
+    if (Number.isInteger(port) && port > 0 && port < 65_536) out[which] = port;
+  }
+  return out;
+}
+
 /** The port of the emulator's endpoint (`http://127.0.0.1:PORT`). */
-function portOf(endpoints: Endpoints, which: Which): number {
+export function portOf(endpoints: Endpoints, which: Which): number {
   const url = which === "dynamodb" ? endpoints.dynamodbEndpoint : endpoints.sqsEndpoint;
   return Number(new URL(url).port);
 }

@@ -30,9 +30,24 @@ export function formatEnvFile(entries: Record<string, string>): string {
     .join("\n")}\n`;
 }
 
+/** The file standalone writes in its data dir. */
+export const ENDPOINTS_FILE = "endpoints.env";
+
+/**
+ * The entries of an env file.
+ * @throws the file system's error when it cannot be read.
+ */
+export function readEnvFileEntries(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parseEnv(readFileSync(file, "utf8")))) {
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
 /** Reads an env file into `env`: over what is there when `override`, else where unset. */
 export function readEnvFile(file: string, env: NodeJS.ProcessEnv, override: boolean): void {
-  for (const [key, value] of Object.entries(parseEnv(readFileSync(file, "utf8")))) {
-    if (value !== undefined && (override || env[key] === undefined)) env[key] = value;
+  for (const [key, value] of Object.entries(readEnvFileEntries(file))) {
+    if (override || env[key] === undefined) env[key] = value;
   }
 }

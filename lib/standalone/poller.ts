@@ -104,6 +104,8 @@ export class QueuePoller {
   private running = false;
   /** Receives that failed in a row (0 after any that succeeded). */
   private receiveFailures = 0;
+  /** When the backoff after the last counted failure ends (epoch ms). */
+  private backoffEndsAt = 0;
   /** Resolved when `stop` begins: cuts a backoff short. */
   private onStop: () => void = () => {};
   private readonly stopping = new Promise<void>((resolve) => {
@@ -194,13 +196,16 @@ export class QueuePoller {
    */
   private receiveFailed(e: unknown): void {
     if (!this.running || this.abort.signal.aborted) return;
+    // The long polls of the other queues fail with it: one outage, counted once per backoff.
+    if (this.receiveFailures > 0 && Date.now() < this.backoffEndsAt) return;
     const n = ++this.receiveFailures;
+    this.backoffEndsAt = Date.now() + this.backoffMs();
     if ((n & (n - 1)) !== 0) return;
     this.error(
       n === 1
         ? e
         : new Error(
-            `${String(e)} (${n} receives failed in a row; next in ${this.backoffMs() / 1000} s)`,
+            `${e instanceof Error ? e.message : String(e)} (${n} receives failed in a row; next in ${this.backoffMs() / 1000} s)`,
             { cause: e },
           ),
     );
@@ -213,10 +218,19 @@ export class QueuePoller {
     return Math.min(RECEIVE_BACKOFF_MS.max, RECEIVE_BACKOFF_MS.first * 2 ** Math.min(n - 1, 10));
   }
 
-  /** Waits out the backoff of failed receives, or until `stop`. */
+  /**
+   * Waits out the backoff of failed receives, or until `stop`. The timer keeps the process
+   * alive: with its queue unreachable, it may be all a worker process has left to wait for.
+   */
   private async backOff(): Promise<void> {
-    const ms = this.backoffMs();
-    if (ms > 0) await Promise.race([delay(ms, undefined, { ref: false }), this.stopping]);
+    const ms = this.backoffEndsAt - Date.now();
+    if (this.receiveFailures > 0 && ms > 0) {
+      const timer = new AbortController();
+      await Promise.race([delay(ms, undefined, { signal: timer.signal }), this.stopping]).catch(
+        () => {},
+      );
+      timer.abort();
+    }
   }
 
   private async receive(url: string, max: number, wait: number): Promise<Message[]> {

@@ -16,9 +16,14 @@ import { createLog, type Log } from "../runtime/log.js";
 import { createRuntime, type Runtime, VERSION } from "../runtime/runtime.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
 import { DEFAULT_ENDPOINT } from "./defaults.js";
-import { type EmulatorProcesses, startEmulatorProcess } from "./emulator-process.js";
+import {
+  type EmulatorProcesses,
+  portOf,
+  previousPorts,
+  startEmulatorProcess,
+} from "./emulator-process.js";
 import type { Emulators } from "./emulators.js";
-import { formatEnvFile } from "./env-file.js";
+import { ENDPOINTS_FILE, formatEnvFile } from "./env-file.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
@@ -144,10 +149,13 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   // Set as stop begins: the children's exits are expected from then on.
   let stopped = false;
   const stopping = () => stopped;
+  // The same endpoints as the last run: workers and sweepers that outlived it follow.
+  const preferredPorts = previousPorts(dataDir);
   const em: EmulatorProcesses = await startEmulatorProcess(dataDir, {
     log: tell,
     onGiveUp: giveUp,
     stopping,
+    preferredPorts,
   });
   const cleanup: Array<() => Promise<void>> = [() => em.stop()];
   try {
@@ -165,13 +173,22 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const env = standaloneEnv(prefix, em, dataDir, eventsUrl, retentionDays);
     const quiet = config0.quiet || opts.quiet === true;
     const config = { ...standaloneConfig(inherited, env), quiet };
-    const envFile = resolve(dataDir, "endpoints.env");
+    const envFile = resolve(dataDir, ENDPOINTS_FILE);
     const writeEnvFile = (extra: Record<string, string> = {}) =>
       writeFileSync(envFile, formatEnvFile({ ...env, ...extra }));
     writeEnvFile();
     // Shoal's state-change events and POST /v1/events meet on one in-process bus, which
     // delivers them to the triggers as EventBridge does on AWS.
     log = createLog({ quiet });
+    for (const which of ["dynamodb", "sqs"] as const) {
+      const port = preferredPorts[which];
+      if (port && port !== portOf(em, which)) {
+        log(
+          `standalone: port ${port} of the ${which} emulator's last run is taken, so it listens on another: restart the shoal workers and sweepers that joined the last run`,
+          { part: which, port, now: portOf(em, which) },
+        );
+      }
+    }
     const bus = new LocalEventBus({ region: REGION, now: () => Date.now(), log });
     const runtime = createRuntime(config, {
       clients,

@@ -14,6 +14,9 @@ import { createRuntime } from "../runtime/runtime.js";
 import { autoCreatedQueues } from "./provision.js";
 import { loadEndpointsFile } from "./worker-process.js";
 
+/** The longest wait between sweeps while they fail, ms. */
+const SWEEP_BACKOFF_MAX_MS = 30_000;
+
 /**
  * Sweeps every `intervalMs` until SIGINT/SIGTERM; a clean stop hands its shards over at once.
  * @throws NoConfigurationError when nothing says where Shoal is.
@@ -43,12 +46,31 @@ export async function runSweeperProcess(opts: {
   const scheduler = runtime.scheduleSweeper(owner, opts.intervalMs, 1_000);
   let stopping = false;
   let busy: Promise<void> = Promise.resolve();
+  // Sweeps failed in a row (the tables unreachable: a standalone restarting or gone): the next
+  // waits longer each time, and only the 1st, 2nd, 4th … failure is logged, with the count.
+  let failures = 0;
+  let nextAt = 0;
   const tick = async () => {
+    if (Date.now() < nextAt) return;
     try {
       await runtime.sweeper.sweep();
       await scheduler.sweep();
+      if (failures > 0) log("sweeper: sweeping again", { failedBefore: failures });
+      failures = 0;
     } catch (e) {
-      log("sweeper: sweep failed", { error: String(e) });
+      failures++;
+      const waitMs = Math.min(
+        SWEEP_BACKOFF_MAX_MS,
+        opts.intervalMs * 2 ** Math.min(failures - 1, 10),
+      );
+      nextAt = Date.now() + waitMs;
+      if ((failures & (failures - 1)) === 0) {
+        log("sweeper: sweep failed", {
+          error: String(e),
+          failedInARow: failures,
+          nextInSeconds: waitMs / 1000,
+        });
+      }
     }
   };
   let running = false;

@@ -48,4 +48,49 @@ describe("a poller without its queue", () => {
       await poller.stop(0);
     }
   });
+
+  it("counts the failed long polls of several queues as one outage", async () => {
+    // Idle, with a long poll open on each queue, when the queue goes away: all three fail at once.
+    let gone: () => void = () => {};
+    const goneNow = new Promise<void>((r) => {
+      gone = r;
+    });
+    let reachable = true;
+    const sqs = {
+      send: async (cmd: { input: { WaitTimeSeconds?: number } }) => {
+        if (reachable && (cmd.input.WaitTimeSeconds ?? 0) === 0) return { Messages: [] };
+        if (reachable) await goneNow;
+        throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
+          code: "ECONNREFUSED",
+        });
+      },
+    } as unknown as SQSClient;
+    const errors: Array<{ at: number; text: string }> = [];
+    const poller = new QueuePoller({
+      sqs,
+      queueUrls: ["q-high", "q-default", "q-low"].map(
+        (q) => `http://127.0.0.1:9/000000000000/${q}`,
+      ),
+      slots: 4,
+      batchSize: 1,
+      waitSeconds: 20,
+      region: "us-east-1",
+      handler: async () => ({ batchItemFailures: [] }),
+      onError: (e) => errors.push({ at: performance.now(), text: String(e) }),
+    });
+    poller.start();
+    try {
+      await new Promise((r) => setTimeout(r, 200)); // the long polls are open
+      reachable = false;
+      gone();
+      await until(() => errors.length >= 2, { timeoutMs: 15_000, what: "two reports" });
+      // The second report is of the next receive, after the backoff, not of the second queue.
+      const [first, second] = errors as [(typeof errors)[0], (typeof errors)[0]];
+      expect(first.text).toContain("ECONNREFUSED");
+      expect(second.text).toContain("2 receives failed in a row; next in 1 s");
+      expect(second.at - first.at).toBeGreaterThanOrEqual(400);
+    } finally {
+      await poller.stop(0);
+    }
+  });
 });
