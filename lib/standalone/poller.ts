@@ -119,7 +119,10 @@ export class QueuePoller {
   private woken = false;
   private readonly deleter: Deleter;
   private loop: Promise<void> | undefined;
-  private readonly held: Array<{ url: string; tier: number; msg: Message }> = [];
+  /** Received, waiting for a slot; `at` is when (epoch ms). */
+  private readonly held: Array<{ url: string; tier: number; msg: Message; at: number }> = [];
+  /** Gives back held messages that waited too long ({@link releaseStale}). */
+  private staleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: PollerOptions) {
     this.deleter = new Deleter(opts.sqs, (e) => this.error(e));
@@ -132,12 +135,34 @@ export class QueuePoller {
   start(): void {
     this.running = true;
     this.loop = this.run();
+    const visibility = this.opts.receiveVisibilitySeconds;
+    if (visibility !== undefined) {
+      this.staleTimer = setInterval(() => this.releaseStale((visibility * 1000) / 2), 500);
+      this.staleTimer.unref();
+    }
+  }
+
+  /**
+   * Gives back the held messages that waited `maxMs` for a slot, before their short receive
+   * visibility runs out: another poller with a free slot takes them now, and none is left
+   * hidden behind this one (were it killed, for the rest of its visibility timeout).
+   */
+  private releaseStale(maxMs: number): void {
+    const now = Date.now();
+    for (let i = this.held.length - 1; i >= 0; i--) {
+      const h = this.held[i];
+      if (h && now - h.at >= maxMs) {
+        this.held.splice(i, 1);
+        void this.release(h.url, h.msg, 1);
+      }
+    }
   }
 
   /** Stops receiving and waits (up to `graceMs`) for handlers in progress. */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
     this.onStop();
+    clearInterval(this.staleTimer);
     this.signal();
     await this.loop;
     await Promise.race([Promise.all(this.handlers), delay(graceMs, undefined, { ref: false })]);
@@ -345,7 +370,7 @@ export class QueuePoller {
     const behind = this.held.some((h) => h.tier < tier);
     const take = behind ? [] : msgs.slice(0, Math.max(0, this.free()));
     for (const m of msgs.slice(take.length)) {
-      if (this.held.length < MAX_HELD) this.held.push({ url, tier, msg: m });
+      if (this.held.length < MAX_HELD) this.held.push({ url, tier, msg: m, at: Date.now() });
       else void this.release(url, m, 1);
     }
     if (take.length > 0) this.startHandlers(url, take);

@@ -20,6 +20,12 @@ import { autoCreatedQueues, ensureTaskQueues } from "./provision.js";
 import { TaskProtection } from "./task-protection.js";
 
 /**
+ * The shortest visibility timeout a worker receives task messages with, seconds: how long a
+ * message a killed worker received, and did not start, stays hidden from the others.
+ */
+const RECEIVE_VISIBILITY_MIN_SECONDS = 5;
+
+/**
  * Nothing tells a worker or sweeper where Shoal is; the message says what to do. Not retryable:
  * the CLI reports it as a usage error (lib/cli/commands/server.ts).
  */
@@ -112,12 +118,17 @@ export async function runWorkerProcess(opts: {
     queueUrls: urls,
     slots: opts.concurrency,
     batchSize: 1,
-    prefetch: Math.min(10, opts.concurrency),
+    // No more messages than free slots: a message received ahead is hidden from every other
+    // worker, and from everyone for its visibility timeout if this worker is killed.
+    prefetch: 0,
     deliverTwice: config.deliverTwice,
     waitSeconds: 20,
-    // Short, so that a message a killed poller received comes back soon; at least two lease
-    // renewals, the first of which extends it (lib/engine/worker.ts).
-    receiveVisibilitySeconds: Math.max(20, Math.ceil((config.leaseRenewMs / 1000) * 2)),
+    // Short, so that a message a killed poller received but did not start comes back within
+    // seconds; two lease renewals, the first of which extends it (lib/engine/worker.ts).
+    receiveVisibilitySeconds: Math.max(
+      RECEIVE_VISIBILITY_MIN_SECONDS,
+      Math.ceil((config.leaseRenewMs / 1000) * 2),
+    ),
     region: config.aws.region ?? "us-east-1",
     handler: (event) => run(event.Records),
     onError: (e) => runtime.api.log?.("worker: poller error", { error: String(e) }),

@@ -191,6 +191,8 @@ export interface E2eTask {
   outputs?: Record<string, string>;
   branch?: string[];
   subInstanceId?: string;
+  /** `host:pid:id` of the worker that ran the attempt. */
+  worker?: string;
 }
 
 /** An instance's tasks by code. */
