@@ -159,8 +159,9 @@ export const TABLES: readonly TableSpec[] = [
     sortKey: { name: "taskKey", type: "S" },
     indexes: [
       {
-        // Sparse: RUNNING task instances carry leaseShard (and failed-over ones until their event is
-        // sent); the sweeper finds expired ones.
+        // Sparse: RUNNING task instances carry leaseShard "L0" (and failed-over ones until their
+        // event is sent), attempts over whose event is not known to be sent "E0" (the outbox);
+        // the sweeper finds the expired ones of each.
         name: INDEX.leases,
         partitionKey: { name: "leaseShard", type: "S" },
         sortKey: { name: "leaseExpiresAt", type: "N" },

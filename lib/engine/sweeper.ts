@@ -7,6 +7,8 @@
  * timeouts, DEPENDENT re-checks) and frees task-group slots nobody holds any more.
  */
 import { isFinalTaskState } from "../core/model.js";
+import type { DispatcherMessage } from "../queue/messages.js";
+import type { TaskInstanceRecord } from "../store/records.js";
 import type { TaskGroupHolder } from "../store/task-groups.js";
 import type { TimerRecord } from "../store/timers.js";
 import { resignalStaleCommands } from "./commands.js";
@@ -18,6 +20,19 @@ import {
   LOGIC_CHECK_TIMER,
   RELEASE_TASK_TIMER,
 } from "./timers.js";
+
+/** The task event of an attempt that is over (its OUT values with it, when it has any). */
+function taskEventOf(t: TaskInstanceRecord): DispatcherMessage {
+  const outputs = t.state === "NEED_FAULT_TOLERANCE" ? undefined : t.outputs;
+  return {
+    kind: "task",
+    instanceId: t.instanceId,
+    code: t.code,
+    attempt: t.attempt,
+    state: t.state,
+    ...(outputs && Object.keys(outputs).length > 0 ? { outputs } : {}),
+  };
+}
 
 export interface SweeperDeps extends Omit<EngineDeps, "definitions"> {
   /** A command PENDING this long is signalled again, ms. */
@@ -43,13 +58,20 @@ export class Sweeper {
   constructor(private readonly deps: SweeperDeps) {}
 
   async sweep(): Promise<SweepReport> {
-    const [resignalled, leases, timersFired, slotsFreed] = await Promise.all([
+    const [resignalled, leases, overdue, timersFired, slotsFreed] = await Promise.all([
       this.resignalCommands(),
       this.failOverExpiredLeases(),
+      this.resendOverdueTaskEvents(),
       this.fireTimers(),
       this.reconcileTaskGroups(),
     ]);
-    return { resignalled, ...leases, timersFired, slotsFreed };
+    return {
+      resignalled,
+      failedOver: leases.failedOver,
+      eventsResent: leases.eventsResent + overdue,
+      timersFired,
+      slotsFreed,
+    };
   }
 
   /** Acts on every due timer, then deletes it (a crash in between acts again: idempotent). */
@@ -123,13 +145,52 @@ export class Sweeper {
   }
 
   /**
-   * Fails over attempts whose lease ran out, and sends again the task events of attempts that
-   * are over but whose event is overdue (the worker keeps a finished attempt in the leases index,
-   * with a deadline of a few seconds, until its event was sent: lib/engine/worker.ts). Either
-   * item stays in the index until its event was sent, so a crash or a failed send between the
-   * two is finished by the next sweep instead of leaving the instance waiting for ever.
-   * @returns how many attempts were failed over, and how many overdue task events of attempts
-   *   already over (NEED_FAULT_TOLERANCE included) were sent again ({@link SweepReport}).
+   * Sends again, in one batch, the task events of attempts that are over but whose event is
+   * overdue (the outbox of task events: the worker writes its result with an event deadline a
+   * few seconds ahead, lib/engine/worker.ts, and clears it once the event was sent), then takes
+   * each out of the outbox, conditioned on the state sent. A failed send leaves them all for the
+   * next sweep; the dispatcher ignores an event it had applied after all.
+   * @returns how many were sent (and cleared or changed meanwhile).
+   */
+  private async resendOverdueTaskEvents(): Promise<number> {
+    const { store, queues } = this.deps;
+    const overdue = await store.listOverdueTaskEvents(this.deps.now(), PAGE);
+    if (overdue.length === 0) return 0;
+    try {
+      await queues.sendToDispatcher(overdue.map(taskEventOf));
+    } catch (e) {
+      this.deps.log?.("sweeper: overdue task event not finished, next sweep sends it again", {
+        events: overdue.length,
+        error: String(e),
+      });
+      return 0;
+    }
+    await Promise.all(
+      overdue.map(async (t) => {
+        const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
+        this.deps.log?.("sweeper: task event re-sent", { ...key, state: t.state });
+        try {
+          await store.updateTask(key, [t.state], {}, { removeLease: true });
+        } catch (e) {
+          // Sent again by the next sweep: a duplicate the dispatcher ignores.
+          this.deps.log?.("sweeper: re-sent task event not cleared, next sweep sends it again", {
+            ...key,
+            error: String(e),
+          });
+        }
+      }),
+    );
+    return overdue.length;
+  }
+
+  /**
+   * Fails over attempts whose lease ran out: NEED_FAULT_TOLERANCE, then its event, then out of
+   * the index. The item stays in the index until its event was sent, so a crash or a failed
+   * send in between is finished by the next sweep instead of leaving the instance waiting for
+   * ever (an attempt over found here, such as one written before the outbox of task events had
+   * its own shard, has its event sent again the same way).
+   * @returns how many attempts were failed over, and how many events of attempts already over
+   *   were sent again ({@link SweepReport}).
    */
   private async failOverExpiredLeases(): Promise<{ failedOver: number; eventsResent: number }> {
     const { store, queues } = this.deps;
@@ -139,9 +200,9 @@ export class Sweeper {
     let resent = 0;
     for (const t of expired) {
       const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
-      // Over, and its event overdue (the outbox of task events): its worker died or SQS failed
-      // between the result write (or a shutdown's hand-back) and the send. Sent again; the
-      // dispatcher ignores it if it had arrived after all.
+      // Over, and its event not sent: a failover whose send failed last sweep (or an attempt
+      // written before the outbox had its own shard). Sent again; the dispatcher ignores it if
+      // it had arrived after all.
       const overdueEvent = isFinalTaskState(t.state);
       try {
         if (t.state === "RUNNING") {
@@ -164,15 +225,7 @@ export class Sweeper {
           continue;
         }
         const state = t.state === "RUNNING" ? "NEED_FAULT_TOLERANCE" : t.state;
-        const outputs = state === "NEED_FAULT_TOLERANCE" ? undefined : t.outputs;
-        await queues.sendToDispatcher([
-          {
-            kind: "task",
-            ...key,
-            state,
-            ...(outputs && Object.keys(outputs).length > 0 ? { outputs } : {}),
-          },
-        ]);
+        await queues.sendToDispatcher([taskEventOf({ ...t, state })]);
         if (overdueEvent) {
           // Counted once sent: a failed send is tried again by the next sweep, and counted then.
           this.deps.log?.("sweeper: task event re-sent", { ...key, state });

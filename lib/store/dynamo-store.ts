@@ -189,4 +189,8 @@ export class DynamoStore implements Store {
   listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]> {
     return this.tasks.listExpiredLeases(now, limit);
   }
+
+  listOverdueTaskEvents(now: number, limit: number): Promise<TaskInstanceRecord[]> {
+    return this.tasks.listOverdueTaskEvents(now, limit);
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * The tasks table: one item per attempt of a task of an instance (sort key `taskKey`); a
- * RUNNING attempt with a lease, and an attempt over whose task event is not known to be sent,
- * also sits in the leases index (one shard).
+ * RUNNING attempt with a lease sits in the leases index (shard `L0`), and so does an attempt
+ * over whose task event is not known to be sent (shard `E0`, the outbox of task events).
  */
 import {
   type DynamoDBDocumentClient,
@@ -22,7 +22,10 @@ import {
 } from "./dynamo-common.js";
 import type { TaskInstanceRecord } from "./records.js";
 
+/** The leases index's shard of RUNNING attempts (and of failed-over ones until their event is sent). */
 const LEASE_SHARD = "L0";
+/** The leases index's shard of attempts over whose task event is not known to be sent. */
+const EVENT_SHARD = "E0";
 
 /** `code#0001`: sorts attempts in order within a task. */
 export function taskKey(code: string, attempt: number): string {
@@ -127,8 +130,10 @@ export class DynamoTasks {
       n++;
     }
     if (changes.leaseExpiresAt !== undefined) {
+      // A final state's "lease" is its event's deadline: the outbox, a shard of its own.
       sets.push("leaseShard = :shard");
-      values[":shard"] = LEASE_SHARD;
+      values[":shard"] =
+        changes.state && isFinalTaskState(changes.state) ? EVENT_SHARD : LEASE_SHARD;
     }
     if (opts.removeLease) removes.push("leaseShard", "leaseExpiresAt");
     const ttl = this.ttl(changes.state, changes.endedAt);
@@ -186,13 +191,22 @@ export class DynamoTasks {
     }
   }
 
-  async listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]> {
+  listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]> {
+    return this.listDue(LEASE_SHARD, now, limit);
+  }
+
+  listOverdueTaskEvents(now: number, limit: number): Promise<TaskInstanceRecord[]> {
+    return this.listDue(EVENT_SHARD, now, limit);
+  }
+
+  /** The items of one shard of the leases index whose deadline is before `now`, oldest first. */
+  private async listDue(shard: string, now: number, limit: number): Promise<TaskInstanceRecord[]> {
     const r = await this.db.send(
       new QueryCommand({
         TableName: this.table,
         IndexName: INDEX.leases,
         KeyConditionExpression: "leaseShard = :s AND leaseExpiresAt < :now",
-        ExpressionAttributeValues: { ":s": LEASE_SHARD, ":now": now },
+        ExpressionAttributeValues: { ":s": shard, ":now": now },
         Limit: limit,
       }),
     );

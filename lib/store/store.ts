@@ -97,8 +97,15 @@ export interface Store {
   ): Promise<TaskInstanceRecord | undefined>;
   /**
    * Attempts in the leases index whose `leaseExpiresAt` is before `now` (epoch ms), oldest
-   * first, at most `limit`: RUNNING ones whose lease lapsed, and ones over whose task event is
-   * overdue (the outbox of task events, lib/engine/worker.ts) or not yet sent after a failover.
+   * first, at most `limit`: RUNNING ones whose lease lapsed, and failed-over ones whose event is
+   * not yet sent (and attempts over written before the outbox had its own shard).
    */
   listExpiredLeases(now: number, limit: number): Promise<TaskInstanceRecord[]>;
+  /**
+   * Attempts over whose task event is overdue (the outbox of task events, lib/engine/worker.ts):
+   * written with a final state and an event deadline (`leaseExpiresAt`) before `now` (epoch ms),
+   * oldest first, at most `limit`. Apart from the leases, so that many lapsed leases never hold
+   * an overdue event back.
+   */
+  listOverdueTaskEvents(now: number, limit: number): Promise<TaskInstanceRecord[]>;
 }

@@ -171,8 +171,7 @@ describe("task event outbox", () => {
       ["b", 1],
     ]);
     // Re-sent once: the attempt left the leases index, a later sweep sends nothing more.
-    const leases = await rt.engine.store.listExpiredLeases(Date.now() + 3_600_000, 100);
-    expect(leases.filter((t) => t.instanceId === id)).toEqual([]);
+    expect(await indexed(id)).toEqual([]);
   });
 
   it("changes nothing when a task event the dispatcher already applied comes again", async () => {
@@ -221,10 +220,15 @@ describe("task event outbox", () => {
     expect(await rt.engine.store.getInstance(id)).toEqual(after);
   });
   /** The instance's attempts in the leases index, whatever their deadline. */
-  const indexed = async (id: string): Promise<TaskInstanceRecord[]> =>
-    (await rt.engine.store.listExpiredLeases(Date.now() + 3_600_000, 100)).filter(
-      (t) => t.instanceId === id,
-    );
+  /** The instance's attempts in the leases index: lapsed leases and the outbox of task events. */
+  const indexed = async (id: string): Promise<TaskInstanceRecord[]> => {
+    const later = Date.now() + 3_600_000;
+    const { store } = rt.engine;
+    return [
+      ...(await store.listExpiredLeases(later, 100)),
+      ...(await store.listOverdueTaskEvents(later, 100)),
+    ].filter((t) => t.instanceId === id);
+  };
 
   it("re-sends the OUT values of a finished attempt with its event", async () => {
     const id = await start("outbox-out", [
@@ -366,4 +370,58 @@ describe("task event outbox", () => {
     );
     expect(JSON.parse(again.body) as TaskMessage).toMatchObject({ code: "a", attempt: 2 });
   });
+
+  it("re-sends an overdue event at the first sweep, behind a full page of lapsed leases", async () => {
+    // 100 attempts of dead workers, whose leases lapsed a minute before the event was due.
+    const ghost = `ghost-${randomUUID()}`;
+    const lapsed = Date.now() - 60_000;
+    for (let i = 0; i < 100; i++) {
+      const key = { instanceId: ghost, code: `t${i}`, attempt: 1 };
+      const claimed = await rt.engine.store.updateTask(
+        key,
+        ["DISPATCHED"],
+        { state: "RUNNING", worker: "dead", startedAt: lapsed, leaseExpiresAt: lapsed },
+        {
+          createWith: {
+            ...key,
+            workflow: "ghost",
+            type: "SHELL",
+            state: "DISPATCHED",
+            priority: "MEDIUM",
+            workerGroup: "default",
+            submittedAt: lapsed,
+          },
+        },
+      );
+      expect(claimed?.state).toBe("RUNNING");
+    }
+    const done = await start("outbox-behind-leases");
+    const a = await nextTask(done);
+    expect((await workerLosing("a").handleBatch([a])).batchItemFailures).toHaveLength(1);
+
+    // Events go to a stub: the ghosts' instances do not exist.
+    const sent: DispatcherMessage[][] = [];
+    const sweeper = new Sweeper({
+      ...rt.engine,
+      queues: {
+        ...rt.engine.queues,
+        sendToDispatcher: async (events) => {
+          sent.push(events);
+        },
+      },
+      now: () => Date.now() + 60_000,
+      commandResignalMs: 60_000,
+    });
+    const report = await sweeper.sweep();
+    expect(report).toMatchObject({ failedOver: 100, eventsResent: 1 });
+    expect(sent.flat().filter((e) => e.instanceId === done)).toMatchObject([
+      { kind: "task", code: "a", attempt: 1, state: "SUCCESS" },
+    ]);
+    expect(await indexed(done)).toEqual([]);
+    expect(await indexed(ghost)).toEqual([]);
+    // The re-sent event itself, delivered, lets b go.
+    await deliver(sent.flat().find((e) => e.instanceId === done) as DispatcherMessage);
+    const b = await nextTask(done);
+    expect(JSON.parse(b.body) as TaskMessage).toMatchObject({ code: "b" });
+  }, 60_000);
 });
