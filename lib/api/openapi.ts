@@ -49,14 +49,26 @@ function operation(r: Route): JsonSchema {
           },
         }
       : {}),
-    responses: Object.fromEntries(
-      Object.entries(r.responses).map(([status, res]) => [
-        status,
-        { description: res.description, ...(res.schema ? jsonContent(res.schema) : {}) },
-      ]),
-    ),
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(r.responses).map(([status, res]) => [
+          status,
+          { description: res.description, ...(res.schema ? jsonContent(res.schema) : {}) },
+        ]),
+      ),
+      // Any route, when what it depends on passes out of reach (lib/api/router.ts).
+      ...(r.responses[503] ? {} : { 503: UNAVAILABLE }),
+    },
   };
 }
+
+/** The 503 every route may answer. */
+const UNAVAILABLE = {
+  description:
+    "DynamoDB or SQS out of reach or throttling after retries, or (standalone) a part restarting: retry after `Retry-After` seconds",
+  headers: { "Retry-After": { description: "seconds", schema: { type: "integer", minimum: 1 } } },
+  ...jsonContent({ $ref: "#/components/schemas/Error" }),
+};
 
 /**
  * The document of `routes`.
@@ -78,7 +90,7 @@ export function openApiDocument(version: string, routes: readonly Route[]): Json
       title: "Shoal HTTP API",
       version,
       description:
-        "Workflow definitions and instances of the Shoal DAG scheduler (API v1). Errors: 400, 404, 409, 413, 415 with an Error body; never a 500 for anything the client sent.",
+        "Workflow definitions and instances of the Shoal DAG scheduler (API v1). Errors: 400, 404, 409, 413, 415 with an Error body; never a 500 for anything the client sent; 503 with a Retry-After when a service it depends on is out of reach.",
     },
     servers: [{ url: "http://localhost:8080", description: "shoal standalone" }],
     paths,

@@ -10,6 +10,36 @@ import { errorResult, json } from "./http.js";
 import { pathParamNames, type Route } from "./route.js";
 import { ROUTES } from "./routes.js";
 
+/** What a 503 for a part of standalone restarting asks the client to wait, seconds. */
+const RETRY_AFTER_SECONDS = 2;
+
+/** Network errors of a request to a service that is gone or restarting (Node's codes). */
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EAI_AGAIN"]);
+
+/**
+ * Whether `e` is a fault that passes: a service out of reach (connection refused or reset, a
+ * socket hung up: the SDK reports those as `TimeoutError`), or an AWS error the SDK marks
+ * retryable or a server fault (throttling, 5xx) that outlived its retries, or a ShoalError
+ * that says it is retryable.
+ */
+function isTransient(e: unknown): boolean {
+  if (!e || typeof e !== "object") return false;
+  const err = e as {
+    code?: string;
+    name?: string;
+    message?: string;
+    retryable?: boolean;
+    $retryable?: unknown;
+    $fault?: string;
+  };
+  if (err.retryable === true || err.$retryable || err.$fault === "server") return true;
+  if (err.code && CONNECTION_CODES.has(err.code)) return true;
+  return (
+    err.name === "TimeoutError" ||
+    /ThrottlingException|ProvisionedThroughputExceeded|RequestLimitExceeded/.test(err.name ?? "")
+  );
+}
+
 /** A route with its template turned into a regular expression: one group per `{name}`. */
 interface Matcher {
   route: Route;
@@ -71,6 +101,27 @@ async function handle(
     throw notFound(`no endpoint ${method} ${path}`);
   } catch (e) {
     if (e instanceof RequestError) return errorResult(e);
+    // A part of standalone restarting (an emulator), or AWS out of reach or throttling after
+    // the SDK's retries: not a bug, and it passes. Said as such, with when to try again.
+    const down = Object.entries(deps.parts?.() ?? {})
+      .filter(([, state]) => state !== "ok")
+      .map(([part]) => part);
+    if (down.length > 0 || isTransient(e)) {
+      deps.log?.("api: unavailable", { method, path, parts: down, error: String(e) });
+      const answer = json(503, {
+        error: {
+          code: "ServiceUnavailable",
+          message:
+            down.length > 0
+              ? `standalone's ${down.join(" and ")} ${down.length > 1 ? "are" : "is"} restarting (GET /v1/health): retry in a few seconds`
+              : "DynamoDB or SQS could not be reached or is throttling: retry in a few seconds",
+        },
+      });
+      return {
+        ...answer,
+        headers: { ...answer.headers, "retry-after": String(RETRY_AFTER_SECONDS) },
+      };
+    }
     deps.log?.("api: internal error", { method, path, error: String((e as Error)?.stack ?? e) });
     return json(500, {
       error: { code: "InternalError", message: "internal error; see the server log" },

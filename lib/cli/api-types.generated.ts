@@ -1095,7 +1095,14 @@ export interface RecentEvents {
 }
 export interface ErrorBody {
   error: {
-    code: "ValidationError" | "NotFound" | "Conflict" | "PayloadTooLarge" | "UnsupportedMediaType";
+    code:
+      | "ValidationError"
+      | "NotFound"
+      | "Conflict"
+      | "PayloadTooLarge"
+      | "UnsupportedMediaType"
+      | "InternalError"
+      | "ServiceUnavailable";
     message: string;
     details?: {
       path: string;

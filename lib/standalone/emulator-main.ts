@@ -8,6 +8,12 @@ const [dataDir, portArg, only] = process.argv.slice(2) as [
   "dynamodb" | "sqs" | undefined,
 ];
 const port = Number(portArg ?? 0);
+// A fault inside an emulator (dynalite's "Database is closed" on a full disk) is one line, not
+// a stack trace: standalone's supervisor says what died and restarts it.
+process.on("uncaughtException", (e) => {
+  process.stderr.write(`shoal: the ${only ?? "emulator"} process failed: ${e?.message ?? e}\n`);
+  process.exit(1);
+});
 try {
   const em = await startEmulators({
     ...(dataDir ? { dataDir } : {}),

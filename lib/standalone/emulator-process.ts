@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { type Child, forkChild } from "./child-process.js";
 import type { Emulators } from "./emulators.js";
 import { ENDPOINTS_FILE, readEnvFileEntries } from "./env-file.js";
+import { fullFileSystem } from "./preflight.js";
 import { ChildSupervisor, type PartState } from "./supervisor.js";
 
 const MAIN = fileURLToPath(new URL("./emulator-main.ts", import.meta.url));
@@ -70,6 +71,7 @@ export async function startEmulatorProcess(
       maxFailures: EMULATOR_MAX_FAILURES,
       ...(supervision.onGiveUp ? { onGiveUp: supervision.onGiveUp } : {}),
       ...(supervision.stopping ? { stopping: supervision.stopping } : {}),
+      diagnose: () => fullFileSystem(dataDir),
     });
   const ddb = supervise("dynamodb");
   const sqs = supervise("sqs");

@@ -7,7 +7,7 @@
  * taken by {@link claimDataDir} and removed when the process exits; a file left by a process
  * that is gone (a `kill -9`) does not hold the directory.
  */
-import { constants, readFileSync, rmSync } from "node:fs";
+import { constants, readFileSync, rmSync, statfsSync } from "node:fs";
 import { access, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
@@ -37,6 +37,25 @@ export async function checkPort(port: number): Promise<string | undefined> {
     return `port ${port} needs privileges this user does not have: pass --port with a port above 1023`;
   }
   return `port ${port} cannot be listened on (${error.code ?? error.message}): pass --port`;
+}
+
+/** Free space below which a data dir's file system counts as full, bytes. */
+export const MIN_FREE_BYTES = 1024 * 1024;
+
+/**
+ * Says so when the file system holding `dir` has less than {@link MIN_FREE_BYTES} free for
+ * this user (the emulators then fail their writes: dynalite closes its database and exits),
+ * else undefined; also undefined when it cannot be told.
+ */
+export function fullFileSystem(dir: string): string | undefined {
+  try {
+    const fs = statfsSync(dir);
+    const free = fs.bavail * fs.bsize;
+    if (free >= MIN_FREE_BYTES) return undefined;
+    return `the file system of ${resolve(dir)} is full (${Math.floor(free / 1024)} KiB free): free some space`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a process with this pid exists (signal 0 checks without sending anything). */
@@ -100,6 +119,8 @@ export async function checkDataDir(dir: string): Promise<string | undefined> {
       ? `data dir ${path} ${why}: pass --data-dir with a writable directory`
       : `data dir ${path} cannot be created: ${existing} ${why}`;
   }
+  const full = fullFileSystem(existing);
+  if (full) return `data dir ${path} cannot be used: ${full}`;
   if (existing !== path) return undefined;
   const pid = await holder(path);
   if (pid !== undefined) {

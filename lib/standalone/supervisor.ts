@@ -39,6 +39,11 @@ export interface SupervisorOptions<T> {
   stopping?: () => boolean;
   /** Called once, when the part is given up (its state is then `down`). */
   onGiveUp?: (error: Error) => void;
+  /**
+   * A likely cause of a death or a failed restart, added to the log line (and to the give-up
+   * message): for an emulator, a full file system under its data.
+   */
+  diagnose?: () => string | undefined;
   now?: () => number;
 }
 
@@ -108,8 +113,14 @@ export class ChildSupervisor<T> {
     if (this.now() - this.startedAt >= (this.opts.stableMs ?? 60_000)) this.failures = 0;
     const how = signal ? `signal ${signal}` : `code ${code}`;
     this.next(
-      `the ${this.opts.name} process (pid ${child.process.pid}) exited unexpectedly (${how})`,
+      `the ${this.opts.name} process (pid ${child.process.pid}) exited unexpectedly (${how})${this.cause()}`,
     );
+  }
+
+  /** `: <cause>` when {@link SupervisorOptions.diagnose} names one, else empty. */
+  private cause(): string {
+    const cause = this.opts.diagnose?.();
+    return cause ? `: ${cause}` : "";
   }
 
   /** Schedules the next restart, or gives the part up; logs one line saying which. */
@@ -157,7 +168,9 @@ export class ChildSupervisor<T> {
       );
     } catch (e) {
       if (this.halted()) return;
-      this.next(`the ${this.opts.name} process failed to restart: ${(e as Error)?.message ?? e}`);
+      this.next(
+        `the ${this.opts.name} process failed to restart: ${(e as Error)?.message ?? e}${this.cause()}`,
+      );
     }
   }
 }

@@ -15,6 +15,12 @@ const ERROR_CODES = [
   "UnsupportedMediaType",
 ] as const satisfies readonly ErrorCode[];
 
+/**
+ * Codes of answers the client did not cause: a bug (500), and a 503 when a service the API
+ * depends on is out of reach, throttling, or (standalone) restarting (lib/api/router.ts).
+ */
+const SERVICE_ERROR_CODES = ["InternalError", "ServiceUnavailable"] as const;
+
 /** Component schemas shared by the endpoints, and the task groups', by name. */
 export function serviceSchemas(): Record<string, JsonSchema> {
   return {
@@ -22,7 +28,7 @@ export function serviceSchemas(): Record<string, JsonSchema> {
       {
         error: object(
           {
-            code: { enum: [...ERROR_CODES] },
+            code: { enum: [...ERROR_CODES, ...SERVICE_ERROR_CODES] },
             message: str,
             details: {
               type: "array",
