@@ -46,6 +46,8 @@ export class ApiError extends CliError {
   readonly status: number;
   readonly code: string;
   readonly details: ApiErrorDetail[];
+  /** The answer's `Retry-After` header (seconds), when it had one (a 429 or 503). */
+  retryAfter: string | undefined;
 
   constructor(status: number, code: string, message: string, details: ApiErrorDetail[]) {
     const lines = details
@@ -143,6 +145,24 @@ export class ApiClient {
     path: string,
     opts: { query?: Query; body?: unknown; signal?: AbortSignal; flags?: FlagMap } = {},
   ): Promise<ApiResponse<T>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.send<T>(method, path, opts);
+      } catch (e) {
+        const wait =
+          e instanceof ApiError ? retryAfterMs(e, method, opts.body, attempt) : undefined;
+        if (wait === undefined || opts.signal?.aborted) throw e;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  /** One request, as {@link request} describes it, without retries. */
+  private async send<T>(
+    method: string,
+    path: string,
+    opts: { query?: Query; body?: unknown; signal?: AbortSignal; flags?: FlagMap },
+  ): Promise<ApiResponse<T>> {
     // The query is encoded as SigV4 canonicalises it, so what is signed is what is sent.
     const url = new URL(`${this.endpoint}${path}${encodeQuery(opts.query ?? {})}`);
     const signed: Record<string, string> = {};
@@ -189,6 +209,35 @@ export class ApiClient {
   }
 }
 
+/** Attempts of one request answered 429 or 503 before the error is reported. */
+const MAX_ATTEMPTS = 4;
+/** The longest wait between them, ms (a larger `Retry-After` is cut to it). */
+const MAX_RETRY_WAIT_MS = 10_000;
+
+/**
+ * How long to wait before sending again a request answered `e`, or undefined when it must not
+ * be sent again: only 429 and 503 (with their `Retry-After`, seconds; 1 s when absent), up to
+ * {@link MAX_ATTEMPTS}, and only when sending it again cannot do a thing twice — a GET, PUT or
+ * DELETE, a request refused before any work (`Overloaded`), or a POST carrying an
+ * `idempotencyKey` (docs/api.md "Idempotency and retries").
+ */
+function retryAfterMs(
+  e: ApiError,
+  method: string,
+  body: unknown,
+  attempt: number,
+): number | undefined {
+  if ((e.status !== 429 && e.status !== 503) || attempt >= MAX_ATTEMPTS) return undefined;
+  const keyed = typeof body === "object" && body !== null && "idempotencyKey" in body;
+  const safe = method !== "POST" || e.code === "Overloaded" || keyed;
+  if (!safe) return undefined;
+  const seconds = Number(e.retryAfter ?? 1);
+  return Math.min(
+    MAX_RETRY_WAIT_MS,
+    Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000,
+  );
+}
+
 function parseJson(text: string): unknown {
   if (text === "") return undefined;
   try {
@@ -223,7 +272,9 @@ function toApiError(res: Response, body: unknown, flags: FlagMap = {}): ApiError
       }
     }
   }
-  return new ApiError(res.status, code, message, details);
+  const err = new ApiError(res.status, code, message, details);
+  err.retryAfter = res.headers.get("retry-after") ?? undefined;
+  return err;
 }
 
 /**

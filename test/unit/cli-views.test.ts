@@ -24,7 +24,7 @@ const stub = {
   workflowGets: [] as string[],
   /** Called with the 1-based number of every list request before it is answered. */
   onList: undefined as ((n: number) => void) | undefined,
-  /** List requests (1-based) answered with a 503. */
+  /** List requests (1-based) answered with a 500. */
   failLists: new Set<number>(),
 };
 
@@ -53,7 +53,8 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     const n = stub.listQueries.length;
     stub.onList?.(n);
     if (stub.failLists.has(n)) {
-      return send(res, 503, { error: { code: "Unavailable", message: "try again", details: [] } });
+      // A 500: a 503 the client itself sends again (lib/cli/http.ts), the watch would not see.
+      return send(res, 500, { error: { code: "InternalError", message: "try again", details: [] } });
     }
     const workflow = url.searchParams.get("workflow");
     const state = url.searchParams.get("state");
