@@ -49,8 +49,12 @@ export function forkChild<T>(
       try {
         ready = check(m);
       } catch (e) {
-        child.kill("SIGKILL");
-        reject(e);
+        // Rejected once it is gone: what it held (a port, a database lock) is free for the
+        // next start.
+        if (child.exitCode === null && child.signalCode === null) {
+          child.once("exit", () => reject(e));
+          child.kill("SIGKILL");
+        } else reject(e);
         return;
       }
       resolve({

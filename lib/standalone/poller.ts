@@ -9,14 +9,14 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
   ChangeMessageVisibilityCommand,
-  DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { Batcher } from "../queue/batcher.js";
+import { FailureBackoff } from "./failure-backoff.js";
 import { queueArn, sqsRecordOf } from "./lambda-events.js";
+import { MessageDeleter } from "./message-deleter.js";
 
 export interface PollerOptions {
   sqs: SQSClient;
@@ -61,51 +61,10 @@ const LONG_POLL_DRAIN_MS = 2_000;
 /** Messages a poller may hold beyond its free slots (answers of long polls that came late). */
 const MAX_HELD = 10;
 
-/** Deletes through one natural batcher per queue (DeleteMessageBatch takes 10). */
-class Deleter {
-  private readonly batchers = new Map<string, Batcher<string>>();
-  private readonly all = new Set<Promise<void>>();
-
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly onError: (e: unknown) => void,
-  ) {}
-
-  /** Resolves once the delete was sent (errors are reported, not thrown). */
-  add(url: string, receiptHandle: string): Promise<void> {
-    let b = this.batchers.get(url);
-    if (!b) {
-      b = new Batcher<string>(
-        async (handles) => {
-          await this.sqs.send(
-            new DeleteMessageBatchCommand({
-              QueueUrl: url,
-              Entries: handles.map((h, i) => ({ Id: String(i), ReceiptHandle: h })),
-            }),
-          );
-        },
-        { maxBatch: 10, maxInFlight: 2 },
-      );
-      this.batchers.set(url, b);
-    }
-    const p = b.add(receiptHandle).catch(this.onError);
-    this.all.add(p);
-    void p.finally(() => this.all.delete(p));
-    return p;
-  }
-
-  /** Waits for every delete under way. */
-  async flush(): Promise<void> {
-    await Promise.all(this.all);
-  }
-}
-
 export class QueuePoller {
   private running = false;
-  /** Receives that failed in a row (0 after any that succeeded). */
-  private receiveFailures = 0;
-  /** When the backoff after the last counted failure ends (epoch ms). */
-  private backoffEndsAt = 0;
+  /** Receives that failed in a row, and the wait they call for. */
+  private readonly receives = new FailureBackoff(RECEIVE_BACKOFF_MS.first, RECEIVE_BACKOFF_MS.max);
   /** Resolved when `stop` begins: cuts a backoff short. */
   private onStop: () => void = () => {};
   private readonly stopping = new Promise<void>((resolve) => {
@@ -117,7 +76,7 @@ export class QueuePoller {
   private readonly abort = new AbortController();
   private wake: (() => void) | undefined;
   private woken = false;
-  private readonly deleter: Deleter;
+  private readonly deleter: MessageDeleter;
   private loop: Promise<void> | undefined;
   /** Received, waiting for a slot; `at` is when (epoch ms). */
   private readonly held: Array<{ url: string; tier: number; msg: Message; at: number }> = [];
@@ -125,7 +84,7 @@ export class QueuePoller {
   private staleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: PollerOptions) {
-    this.deleter = new Deleter(opts.sqs, (e) => this.error(e));
+    this.deleter = new MessageDeleter(opts.sqs, (e) => this.error(e));
   }
 
   private error(e: unknown): void {
@@ -221,26 +180,16 @@ export class QueuePoller {
    */
   private receiveFailed(e: unknown): void {
     if (!this.running || this.abort.signal.aborted) return;
-    // The long polls of the other queues fail with it: one outage, counted once per backoff.
-    if (this.receiveFailures > 0 && Date.now() < this.backoffEndsAt) return;
-    const n = ++this.receiveFailures;
-    this.backoffEndsAt = Date.now() + this.backoffMs();
-    if ((n & (n - 1)) !== 0) return;
+    const report = this.receives.failed();
+    if (!report) return;
     this.error(
-      n === 1
+      report.failures === 1
         ? e
         : new Error(
-            `${e instanceof Error ? e.message : String(e)} (${n} receives failed in a row; next in ${this.backoffMs() / 1000} s)`,
+            `${e instanceof Error ? e.message : String(e)} (${report.failures} receives failed in a row; next in ${report.waitMs / 1000} s)`,
             { cause: e },
           ),
     );
-  }
-
-  /** The wait before the next receive after `receiveFailures` failed ones, ms. */
-  private backoffMs(): number {
-    const n = this.receiveFailures;
-    if (n === 0) return 0;
-    return Math.min(RECEIVE_BACKOFF_MS.max, RECEIVE_BACKOFF_MS.first * 2 ** Math.min(n - 1, 10));
   }
 
   /**
@@ -248,8 +197,8 @@ export class QueuePoller {
    * alive: with its queue unreachable, it may be all a worker process has left to wait for.
    */
   private async backOff(): Promise<void> {
-    const ms = this.backoffEndsAt - Date.now();
-    if (this.receiveFailures > 0 && ms > 0) {
+    const ms = this.receives.remainingMs();
+    if (ms > 0) {
       const timer = new AbortController();
       await Promise.race([delay(ms, undefined, { signal: timer.signal }), this.stopping]).catch(
         () => {},
@@ -271,7 +220,7 @@ export class QueuePoller {
       }),
       { abortSignal: this.abort.signal },
     );
-    this.receiveFailures = 0;
+    this.receives.succeeded();
     return r.Messages ?? [];
   }
 
@@ -324,7 +273,7 @@ export class QueuePoller {
         this.receiveFailed(e);
         // A failed receive waits out its backoff at the top of the loop; anything else here
         // is not a receive, and waits the first step.
-        if (this.receiveFailures === 0) await delay(RECEIVE_BACKOFF_MS.first);
+        if (this.receives.failures === 0) await delay(RECEIVE_BACKOFF_MS.first);
       }
     }
     for (const h of this.held.splice(0)) await this.release(h.url, h.msg, 1);
@@ -341,7 +290,8 @@ export class QueuePoller {
         // Re-arm at once where messages can be taken: the next message of a busy standard
         // queue then arrives without a receive that comes back empty first. Not after a failed
         // receive: the loop re-arms it once the backoff is over.
-        if (!this.opts.fifo && this.wanted() > 0 && this.receiveFailures === 0) this.longPoll(url);
+        if (!this.opts.fifo && this.wanted() > 0 && this.receives.failures === 0)
+          this.longPoll(url);
         this.signal();
       });
     this.longPolls.set(url, p);

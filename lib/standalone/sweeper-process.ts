@@ -11,6 +11,7 @@ import { configFromEnv } from "../aws/config.js";
 import { HttpStateChangePublisher } from "../events/http-publisher.js";
 import { createLog } from "../runtime/log.js";
 import { createRuntime } from "../runtime/runtime.js";
+import { FailureBackoff } from "./failure-backoff.js";
 import { autoCreatedQueues } from "./provision.js";
 import { loadEndpointsFile } from "./worker-process.js";
 
@@ -48,27 +49,21 @@ export async function runSweeperProcess(opts: {
   let busy: Promise<void> = Promise.resolve();
   // Sweeps failed in a row (the tables unreachable: a standalone restarting or gone): the next
   // waits longer each time, and only the 1st, 2nd, 4th … failure is logged, with the count.
-  let failures = 0;
-  let nextAt = 0;
+  const sweeps = new FailureBackoff(opts.intervalMs, SWEEP_BACKOFF_MAX_MS);
   const tick = async () => {
-    if (Date.now() < nextAt) return;
+    if (sweeps.remainingMs() > 0) return;
     try {
       await runtime.sweeper.sweep();
       await scheduler.sweep();
-      if (failures > 0) log("sweeper: sweeping again", { failedBefore: failures });
-      failures = 0;
+      const failedBefore = sweeps.succeeded();
+      if (failedBefore > 0) log("sweeper: sweeping again", { failedBefore });
     } catch (e) {
-      failures++;
-      const waitMs = Math.min(
-        SWEEP_BACKOFF_MAX_MS,
-        opts.intervalMs * 2 ** Math.min(failures - 1, 10),
-      );
-      nextAt = Date.now() + waitMs;
-      if ((failures & (failures - 1)) === 0) {
+      const report = sweeps.failed();
+      if (report) {
         log("sweeper: sweep failed", {
           error: String(e),
-          failedInARow: failures,
-          nextInSeconds: waitMs / 1000,
+          failedInARow: report.failures,
+          nextInSeconds: report.waitMs / 1000,
         });
       }
     }

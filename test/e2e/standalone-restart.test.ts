@@ -94,7 +94,15 @@ describe("a standalone restarted on its data dir", () => {
       const before = endpoints(dataDir);
       await sa.stop();
       const port = Number(new URL(before.dynamodb).port);
-      await new Promise<void>((r) => squatter.listen(port, "127.0.0.1", () => r()));
+      // Taken as soon as the last run's emulator let go of it.
+      await until(
+        () =>
+          new Promise<boolean>((resolve) => {
+            squatter.once("error", () => resolve(false));
+            squatter.listen(port, "127.0.0.1", () => resolve(true));
+          }),
+        { timeoutMs: 15_000, what: `port ${port} to be free` },
+      );
       sa = await startStandaloneProcess({ dataDir, workers: 1, env: { SHOAL_QUIET: "" } });
       const after = endpoints(dataDir);
       expect(after.dynamodb).not.toBe(before.dynamodb);
@@ -106,7 +114,7 @@ describe("a standalone restarted on its data dir", () => {
       expect((await waitFinal(sa.url, await startRun(sa.url, "echo"))).state).toBe("SUCCESS");
     } finally {
       await sa?.stop();
-      await new Promise<void>((r) => squatter.close(() => r()));
+      if (squatter.listening) await new Promise<void>((r) => squatter.close(() => r()));
     }
   }, 120_000);
 });
