@@ -3,10 +3,18 @@
  * event the API Lambda receives, and the handler's result back into a response.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
+import type { Socket } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { MAX_BODY_BYTES } from "../api/http.js";
 import { createLog, type Log } from "../runtime/log.js";
+import { Admission, answerOverloaded, isRead } from "./admission.js";
 import { httpApiEvent } from "./lambda-events.js";
 
 /** How long a client may take to send a whole request (headers and body), ms. */
@@ -22,6 +30,8 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   /** Node's `server.headersTimeout`, ms (default {@link HEADERS_TIMEOUT_MS}, capped at requestTimeoutMs). */
   headersTimeoutMs?: number;
+  /** Bounds on requests in flight (admission.ts; default its bounds): over them, a 503 `Overloaded`. */
+  admission?: Admission;
 }
 
 /** The request target, or undefined when it is not a URL (`GET http://[::1/v1/health`). */
@@ -75,6 +85,41 @@ export function toHttpApiEvent(req: IncomingMessage, body: Buffer): APIGatewayPr
   });
 }
 
+/**
+ * Node's answer to a request its parser refuses (`clientError`), as Node gives it but with the
+ * contract's error body: 431 for headers over Node's limit (16 KiB), 413 for chunk extensions
+ * over it, 400 for anything else that is not HTTP/1.1; a request over its timeout keeps Node's
+ * 408 with no body. Written only on a socket with no response under way (a pipelined request's
+ * answer must not be cut into), then the socket is closed.
+ */
+function answerClientError(
+  err: Error & { code?: string; reason?: string },
+  socket: Socket,
+  busy: boolean,
+): void {
+  if (!socket.writable || busy || err.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "", ""]
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "PayloadTooLarge", "the request line and headers are larger than 16 KiB"]
+        : err.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+          ? [413, "PayloadTooLarge", "the chunk extensions are too large"]
+          : [
+              400,
+              "ValidationError",
+              `the request is not valid HTTP/1.1 (${err.reason ?? err.code ?? "parse error"})`,
+            ];
+  const body = code ? JSON.stringify({ error: { code, message } }) : "";
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, "Connection: close"];
+  if (body)
+    head.push("Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`);
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+}
+
 /** Response headers of a result (API Gateway sends numbers and booleans as text). */
 function headersOf(result: APIGatewayProxyStructuredResultV2): Record<string, string> {
   const out: Record<string, string> = {};
@@ -85,7 +130,9 @@ function headersOf(result: APIGatewayProxyStructuredResultV2): Record<string, st
 /**
  * Starts the server on 127.0.0.1. A request target that is not a URL gets a 400
  * ValidationError, a fault of the handler a 500, each with one log line; a request slower than
- * its timeouts (options) gets Node's 408 and its socket closed.
+ * its timeouts (options) gets Node's 408 and its socket closed; a request Node's parser refuses
+ * gets the contract's error body (`answerClientError`: 400, 413 or 431) and its socket closed;
+ * a request over the bounds on requests in flight gets a 503 `Overloaded` (admission.ts).
  * @throws when the port cannot be bound (EADDRINUSE …).
  */
 export async function startHttpServer(
@@ -95,13 +142,25 @@ export async function startHttpServer(
 ): Promise<{ server: Server; port: number }> {
   const log = options.log ?? createLog({ quiet: false });
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const admission = options.admission ?? new Admission();
   const server = createServer({
     requestTimeout,
     headersTimeout: Math.min(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
     // Node checks both timeouts this often (default 30 s): short timeouts need a short check.
     connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))),
   });
+  // The last response of each socket: a parse error while it is being sent closes the socket unanswered.
+  const responses = new WeakMap<Socket, ServerResponse>();
+  server.on("clientError", (err, socket) => {
+    const res = responses.get(socket as Socket);
+    answerClientError(err, socket as Socket, Boolean(res?.headersSent && !res.writableFinished));
+  });
   server.on("request", async (req, res) => {
+    responses.set(req.socket, res);
+    // Over its bound, a request is refused at once (503, Retry-After) rather than queued.
+    const release = admission.enter(req.method);
+    if (!release) return answerOverloaded(res, admission, isRead(req.method));
+    res.once("close", release);
     if (!targetOf(req)) {
       log("http: bad request target", { method: req.method, target: req.url?.slice(0, 200) });
       // The body (if any) is not read: close the connection rather than parse what follows.
