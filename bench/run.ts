@@ -8,6 +8,8 @@
  *   npm run bench -- throughput --external-workers=1   slots in separate `shoal worker` process(es)
  *   npm run bench -- schedules --schedules=100000 --sweepers=1,2   schedule firing (only when
  *                                      named: it runs for minutes; default 20,000 schedules, sweepers 1,2)
+ *   npm run bench -- load --runs=1000 --minutes=1 [--rate=R]   load without loss (only when named:
+ *                                      default a 10,000-run burst, then 10 minutes at 80 % of its rate)
  *
  * Prints tables and writes every figure as JSON to <os.tmpdir()>/shoal-bench/latest.json.
  */
@@ -16,6 +18,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { emulators } from "./emulators.js";
 import { hop } from "./hop.js";
+import { load } from "./load.js";
 import { makespan } from "./makespan.js";
 import type { ScenarioOptions, ScenarioResult } from "./scenario.js";
 import { schedules } from "./schedules.js";
@@ -27,9 +30,10 @@ const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>>
   makespan,
   emulators,
   schedules,
+  load,
 };
 /** Scenarios that run only when named (too long for the default run). */
-const ON_REQUEST = new Set(["schedules"]);
+const ON_REQUEST = new Set(["schedules", "load"]);
 
 function parseArgs(argv: string[]): { names: string[]; opts: ScenarioOptions } {
   const names: string[] = [];
@@ -54,10 +58,14 @@ function parseArgs(argv: string[]): { names: string[]; opts: ScenarioOptions } {
         .split(",")
         .map((x) => Number(x))
         .filter((x) => Number.isInteger(x) && x > 0);
+    } else if (/^--(runs|minutes|rate)=/.test(a)) {
+      const [key, value] = a.slice(2).split("=") as ["runs" | "minutes" | "rate", string];
+      opts[key] = Number(value);
+      if (!(Number(value) > 0)) throw new Error(`--${key} must be a number > 0: '${a}'`);
     } else if (a in SCENARIOS) names.push(a);
     else
       throw new Error(
-        `unknown argument '${a}' (scenarios: ${Object.keys(SCENARIOS).join(", ")}; --workers=N[,N], --profile, --external-workers=N, --schedules=N, --sweepers=N[,N])`,
+        `unknown argument '${a}' (scenarios: ${Object.keys(SCENARIOS).join(", ")}; --workers=N[,N], --profile, --external-workers=N, --schedules=N, --sweepers=N[,N], --runs=N, --minutes=M, --rate=R)`,
       );
   }
   return {

@@ -21,6 +21,12 @@ export interface ScenarioOptions {
   schedules?: number;
   /** schedules scenario: sweeper counts, one run each (default 1,2). */
   sweepers?: number[];
+  /** load scenario: runs of the burst (--runs, default 10,000). */
+  runs?: number;
+  /** load scenario: minutes of the sustained phase (--minutes, default 10). */
+  minutes?: number;
+  /** load scenario: runs/s of the sustained phase (--rate; default 80 % of the burst's). */
+  rate?: number;
 }
 
 /** A scenario's outcome: `summary` goes to the JSON file, `tables` are printed in order. */

@@ -65,7 +65,7 @@ function operation(r: Route): JsonSchema {
 /** The 503 every route may answer. */
 const UNAVAILABLE = {
   description:
-    "DynamoDB or SQS out of reach or throttling after retries, or (standalone) a part restarting: retry after `Retry-After` seconds",
+    "`ServiceUnavailable`: DynamoDB or SQS out of reach or throttling after retries, or (standalone) a part restarting; `Overloaded` (standalone): too many requests in flight, refused before any work. Retry after `Retry-After` seconds",
   headers: { "Retry-After": { description: "seconds", schema: { type: "integer", minimum: 1 } } },
   ...jsonContent({ $ref: "#/components/schemas/Error" }),
 };

@@ -1102,7 +1102,8 @@ export interface ErrorBody {
       | "PayloadTooLarge"
       | "UnsupportedMediaType"
       | "InternalError"
-      | "ServiceUnavailable";
+      | "ServiceUnavailable"
+      | "Overloaded";
     message: string;
     details?: {
       path: string;

@@ -16,10 +16,11 @@ const ERROR_CODES = [
 ] as const satisfies readonly ErrorCode[];
 
 /**
- * Codes of answers the client did not cause: a bug (500), and a 503 when a service the API
- * depends on is out of reach, throttling, or (standalone) restarting (lib/api/router.ts).
+ * Codes of answers the client did not cause: a bug (500), a 503 when a service the API
+ * depends on is out of reach, throttling, or (standalone) restarting (lib/api/router.ts), and
+ * standalone's 503 for a request refused before any work (lib/standalone/admission.ts).
  */
-const SERVICE_ERROR_CODES = ["InternalError", "ServiceUnavailable"] as const;
+const SERVICE_ERROR_CODES = ["InternalError", "ServiceUnavailable", "Overloaded"] as const;
 
 /** Component schemas shared by the endpoints, and the task groups', by name. */
 export function serviceSchemas(): Record<string, JsonSchema> {
