@@ -15,6 +15,7 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsConfig, AwsService } from "./config.js";
+import { addFaultInjection } from "./fault-injection.js";
 
 /** Requests sent, by `Service.Operation` (for example `DynamoDB.UpdateItem`). */
 export class RequestCounter {
@@ -111,6 +112,7 @@ export function createAwsClients(
       },
       COUNTER,
     );
+    if (config.faults) addFaultInjection(client, service, config.faults);
     built.push(c);
     return client;
   };

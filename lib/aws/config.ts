@@ -4,6 +4,7 @@
  * standalone runtime writes them to `endpoints.env`, and {@link configFromEnv} reads them.
  */
 import type { Priority } from "../core/model.js";
+import { type FaultSpec, parseFaultSpec } from "./fault-injection.js";
 
 /** Environment variable names (shared with cdk/ and the standalone runtime). */
 export const ENV = {
@@ -63,6 +64,8 @@ export const ENV = {
   quiet: "SHOAL_QUIET",
   /** Test hook: pollers hand every batch to the handler twice, concurrently (`true`). */
   testDeliverTwice: "SHOAL_TEST_DELIVER_TWICE",
+  /** Test hook: injected DynamoDB/SQS latency and errors (format: lib/aws/fault-injection.ts). */
+  testFaults: "SHOAL_TEST_FAULTS",
   /** Set by ECS in a task's containers: its agent's URI (scale-in protection). */
   ecsAgentUri: "ECS_AGENT_URI",
 } as const;
@@ -108,6 +111,8 @@ export interface AwsConfig {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** A named profile of the shared config files (the CLI's `--profile`). */
   profile?: string;
+  /** Test hook: faults injected into the clients' calls (SHOAL_TEST_FAULTS). */
+  faults?: FaultSpec;
 }
 
 /**
@@ -124,7 +129,12 @@ export function awsConfigFromEnv(env: NodeJS.ProcessEnv): AwsConfig {
       if (url) endpoints[service] = url;
     }
   }
-  return { ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}), endpoints };
+  const faults = env[ENV.testFaults] ? parseFaultSpec(env[ENV.testFaults] ?? "") : undefined;
+  return {
+    ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}),
+    endpoints,
+    ...(faults ? { faults } : {}),
+  };
 }
 
 /**
