@@ -54,7 +54,9 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     stub.onList?.(n);
     if (stub.failLists.has(n)) {
       // A 500: a 503 the client itself sends again (lib/cli/http.ts), the watch would not see.
-      return send(res, 500, { error: { code: "InternalError", message: "try again", details: [] } });
+      return send(res, 500, {
+        error: { code: "InternalError", message: "try again", details: [] },
+      });
     }
     const workflow = url.searchParams.get("workflow");
     const state = url.searchParams.get("state");
