@@ -358,6 +358,15 @@ describe("shoal run", () => {
     });
   });
 
+  it("sends a key of its own with each run, so a 503 can be retried without a second instance", async () => {
+    expect((await shoal(["run", "etl"])).code).toBe(0);
+    expect((await shoal(["run", "etl"])).code).toBe(0);
+    const keys = state.runBodies.map((b) => (b as { idempotencyKey?: string }).idempotencyKey);
+    expect(keys).toHaveLength(2);
+    for (const k of keys) expect(k).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
   it("--wait shows progress when it changes and exits 0 on SUCCESS", async () => {
     const res = await shoal(["run", "etl", "--wait"]);
     expect(res.code).toBe(0);

@@ -1,4 +1,5 @@
 /** `shoal run NAME`: start a workflow instance, optionally waiting for it with live progress. */
+import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { FAILURE_STRATEGIES, PRIORITIES, TASK_SCOPES } from "../../core/model.js";
 import type { RunStarted } from "../api-types.js";
@@ -67,7 +68,9 @@ export function registerRun(program: Command, ctx: CliContext): void {
     if (opts.failureStrategy) body.failureStrategy = opts.failureStrategy;
     if (opts.workerGroup !== undefined) body.workerGroup = opts.workerGroup;
     if (opts.dryRun) body.dryRun = true;
-    if (opts.idempotencyKey !== undefined) body.idempotencyKey = opts.idempotencyKey;
+    // A key of this invocation's own when none is given: the client may then send the run again
+    // after a 503 without ever starting a second instance (lib/cli/http.ts).
+    body.idempotencyKey = opts.idempotencyKey ?? randomUUID();
 
     const res = await ctx
       .api()
