@@ -266,7 +266,10 @@ describe("SigV4 signing (auth iam)", () => {
     expect(res).toMatchObject({ code: 0, stdout: "i-1\n", stderr: "" });
     const got = only();
     expect(got.method).toBe("POST");
-    expect(JSON.parse(got.body)).toEqual({ params: { day: "2026-11-21 05:00 Zürich ✓" } });
+    expect(JSON.parse(got.body)).toEqual({
+      idempotencyKey: expect.any(String),
+      params: { day: "2026-11-21 05:00 Zürich ✓" },
+    });
     expect(got.headers["x-amz-security-token"]).toBe(SESSION_TOKEN);
     expect(got.verdict).toMatchObject({ kind: "sigv4", valid: true, payloadHashOk: true });
     expect(got.verdict.signedHeaders).toEqual(

@@ -8,6 +8,11 @@ import { describe, expect, it } from "vitest";
 import { flagOf } from "../../lib/cli/http.js";
 import { invalid, useStubApi } from "../helpers/stub-api.js";
 
+/** The idempotency key `shoal run` makes up for each invocation (lib/cli/commands/run.ts). */
+const UUID = expect.stringMatching(
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+);
+
 const stub = useStubApi();
 const { shoal } = stub;
 
@@ -81,7 +86,12 @@ describe("choice options", () => {
       "a",
     ]);
     expect(res).toMatchObject({ code: 0, stdout: "i-1\n" });
-    expect(stub.sent()).toEqual({ priority: "HIGH", taskScope: "ONLY", startTasks: ["a"] });
+    expect(stub.sent()).toEqual({
+      priority: "HIGH",
+      taskScope: "ONLY",
+      startTasks: ["a"],
+      idempotencyKey: UUID,
+    });
 
     const bad = await shoal(["run", "etl", "--priority", "urgent"]);
     expect(bad.code).toBe(2);
@@ -97,7 +107,7 @@ describe("shoal run --worker-group", () => {
       body: { instanceId: "i-2", workflow: "etl", version: 1, state: "SUBMITTED" },
     });
     expect((await shoal(["run", "etl", "--worker-group", "gpu"])).code).toBe(0);
-    expect(stub.sent()).toEqual({ workerGroup: "gpu" });
+    expect(stub.sent()).toEqual({ workerGroup: "gpu", idempotencyKey: UUID });
   });
 });
 
