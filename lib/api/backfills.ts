@@ -10,7 +10,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { z } from "zod";
 import { conflict, notFound, RequestError, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
-import { checkTiming, exceedsFireCount, fireTimesBetween } from "../core/schedule-time.js";
+import { checkTiming } from "../core/schedule-check.js";
+import { exceedsFireCount, fireTimesBetween } from "../core/schedule-time.js";
 import { params, priority } from "../core/schema-parts.js";
 import { isTimeZone, zoneSuggestion } from "../core/time-zones.js";
 import { checkName, parseWithSchema } from "../core/validate.js";

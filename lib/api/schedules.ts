@@ -10,7 +10,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { z } from "zod";
 import { conflict, notFound, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
-import { checkTiming, nextFireTimes } from "../core/schedule-time.js";
+import { checkTiming } from "../core/schedule-check.js";
+import { nextFireTimes } from "../core/schedule-time.js";
 import { name, params, priority, WORKER_GROUP_PATTERN } from "../core/schema-parts.js";
 import { DEFAULT_ZONE } from "../core/time-params.js";
 import { parseWithSchema } from "../core/validate.js";

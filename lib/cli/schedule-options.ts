@@ -7,7 +7,7 @@
  */
 import type { Command } from "commander";
 import { FAILURE_STRATEGIES, PRIORITIES } from "../core/model.js";
-import { checkTiming } from "../core/schedule-time.js";
+import { checkTiming } from "../core/schedule-check.js";
 import type { Schedule } from "./api-types.js";
 import { UsageError } from "./errors.js";
 import type { FlagMap } from "./http.js";

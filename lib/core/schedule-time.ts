@@ -29,8 +29,13 @@
 
 import { type CronExpression, CronExpressionParser } from "cron-parser";
 import { IANAZone } from "luxon";
-import type { ErrorDetail } from "./errors.js";
-import { isTimeZone, zoneSuggestion } from "./time-zones.js";
+import {
+  cronShapeProblem,
+  cronSyntaxProblem,
+  HASH_SEED,
+  isInstant,
+  parseRate,
+} from "./schedule-syntax.js";
 
 /** How a schedule is timed (the API's schedule fields, with instants as epoch ms). */
 export interface ScheduleTiming {
@@ -50,23 +55,9 @@ export interface ScheduleTiming {
   anchor?: number;
 }
 
-const SECOND = 1000;
+const _SECOND = 1000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-
-/** Length of one `rate` unit, ms. */
-const RATE_UNITS: Record<string, number> = {
-  second: SECOND,
-  minute: 60 * SECOND,
-  hour: HOUR,
-  day: DAY,
-};
-
-/** Field names for messages, 6-field order (a 5-field cron drops the first). */
-const CRON_FIELDS = ["second", "minute", "hour", "day of month", "month", "day of week"];
-
-/** Fixed seed for cron-parser's `H` so that nothing depends on chance (checkTiming rejects H). */
-const HASH_SEED = "shoal";
 
 /** Wall-clock iterations without a fire before the cron iterator gives up (a safety net). */
 const MAX_BARREN_STEPS = 100_000;
@@ -76,100 +67,6 @@ type Compiled =
   | { kind: "cron"; cron: CronExpression; zone: IANAZone }
   | { kind: "rate"; periodMs: number; anchor: number }
   | { kind: "at"; at: number };
-
-/** An instant the core accepts: a safe integer of epoch ms. */
-function isInstant(v: unknown): v is number {
-  return typeof v === "number" && Number.isSafeInteger(v);
-}
-
-/**
- * Period of a `rate`, ms, or the problem with it as one sentence.
- * The unit is plural always, or singular when N = 1 (`"1 hour"`), as EventBridge's `rate()`.
- */
-function parseRate(rate: unknown): { periodMs: number } | { problem: string } {
-  if (typeof rate !== "string") return { problem: "rate must be a string" };
-  const m = /^\s*(\d+)\s+(second|minute|hour|day)(s?)\s*$/.exec(rate);
-  const n = m ? Number(m[1]) : 0;
-  if (!m || n < 1 || !/^[1-9]/.test(m[1] as string)) {
-    return {
-      problem: `rate '${rate}' is not "N seconds|minutes|hours|days" with a whole N of at least 1`,
-    };
-  }
-  const unit = m[2] as string;
-  if (m[3] === "" && n !== 1) {
-    return { problem: `rate '${rate}' needs the plural unit ('${n} ${unit}s')` };
-  }
-  const periodMs = n * (RATE_UNITS[unit] as number);
-  if (!Number.isSafeInteger(periodMs)) return { problem: `rate '${rate}' is too long` };
-  return { periodMs };
-}
-
-/** Whether a cron field uses `H` (a hashed, i.e. per-parse random, value). */
-function isHashed(field: string): boolean {
-  return /(^|,)H(?=$|[(/#,])/i.test(field);
-}
-
-/**
- * The problem with one field as cron-parser reports it, rewritten to name the field:
- * "bad minute value '61' (expected 0-59)", or "bad hour field '5-1': invalid range: …".
- */
-function fieldProblem(name: string, text: string, error: string): string {
-  const range = /got value (\S+) expected range (\d+-\d+)/.exec(error);
-  if (range) return `bad ${name} value '${range[1]}' (expected ${range[2]})`;
-  const twice = /duplicate values found: (\S+)/.exec(error);
-  if (twice) return `bad ${name} field '${text}': it lists ${twice[1]} twice`;
-  const chars = /^Invalid characters, got value: (.*)$/.exec(error);
-  if (chars) return `bad ${name} value '${chars[1] || text}'`;
-  const detail = error.replace(/\.$/, "").replace(/^Constraint error,\s*/i, "");
-  return `bad ${name} field '${text}': ${detail.charAt(0).toLowerCase()}${detail.slice(1)}`;
-}
-
-/** The problem with a cron's shape (a string of 5 or 6 fields, no `H`), before cron-parser. */
-function cronShapeProblem(expr: unknown): string | undefined {
-  if (typeof expr !== "string") return "cron must be a string";
-  const fields = expr.trim() === "" ? [] : expr.trim().split(/\s+/);
-  if (fields.length !== 5 && fields.length !== 6) {
-    return `cron needs 5 fields, or 6 with seconds first (got ${fields.length})`;
-  }
-  const names = fields.length === 6 ? CRON_FIELDS : CRON_FIELDS.slice(1);
-  for (const [i, field] of fields.entries()) {
-    if (isHashed(field)) {
-      return `${names[i]} field '${field}' uses H (hashed values), which Shoal does not support`;
-    }
-  }
-  return undefined;
-}
-
-/**
- * The problem with a cron expression's syntax as one sentence, or undefined when cron-parser
- * accepts it as 5 or 6 fields without `H`. Each field is parsed alone first (others `*`) so the
- * message can name the field; cron-parser's own messages do not.
- */
-function cronSyntaxProblem(expr: unknown): string | undefined {
-  const shape = cronShapeProblem(expr);
-  if (shape !== undefined || typeof expr !== "string") return shape;
-  const fields = expr.trim().split(/\s+/);
-  const names = fields.length === 6 ? CRON_FIELDS : CRON_FIELDS.slice(1);
-  for (const [i, field] of fields.entries()) {
-    const probe = fields.map((f, j) => (j === i ? f : "*")).join(" ");
-    try {
-      CronExpressionParser.parse(probe, { tz: "UTC", currentDate: 0, hashSeed: HASH_SEED });
-    } catch (e) {
-      return fieldProblem(names[i] as string, field, (e as Error).message);
-    }
-  }
-  try {
-    CronExpressionParser.parse(expr, { tz: "UTC", currentDate: 0, hashSeed: HASH_SEED });
-  } catch (e) {
-    const message = (e as Error).message;
-    // cron-parser's check that an explicit day of month occurs in one of the months.
-    if (/day of month/i.test(message)) {
-      return "cron never fires: its day of month does not occur in any of its months";
-    }
-    return `cron is not valid: ${message.replace(/\.$/, "")}`;
-  }
-  return undefined;
-}
 
 /** Zone names that passed isIanaZone (bounded; starts over when full). */
 const knownZones = new Set<string>();
@@ -517,83 +414,4 @@ function dayMatcher(f: CronExpression["fields"]): ((date: Date) => boolean) | un
   if (dow.isWildcard) return byDom;
   if (dom.isWildcard) return byDow;
   return (d) => byDom(d) || byDow(d);
-}
-
-/**
- * Problems with a timing, one per problem, with the field as `path` (`cron`, `rate`, `at`,
- * `timezone`, `startTime`, `endTime`, `anchor`) and a one-sentence message; empty when valid.
- * Besides syntax (field count, field values, rate form, zone name, instants as safe integers of
- * epoch ms, endTime after startTime) it reports a timing that can never fire: a cron no date
- * matches (`0 0 30 2 *`), or no fire between startTime and endTime.
- */
-export function checkTiming(t: ScheduleTiming): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  const kinds = (["cron", "rate", "at"] as const).filter((k) => t[k] !== undefined);
-  if (kinds.length === 0) {
-    details.push({ path: "cron", message: "exactly one of cron, rate or at is required" });
-  } else if (kinds.length > 1) {
-    details.push({
-      path: kinds[1] as string,
-      message: `exactly one of cron, rate or at may be given (got ${kinds.join(", ")})`,
-    });
-  }
-  if (t.cron !== undefined) {
-    const problem = cronSyntaxProblem(t.cron);
-    if (problem) details.push({ path: "cron", message: problem });
-  }
-  if (t.rate !== undefined) {
-    const rate = parseRate(t.rate);
-    if ("problem" in rate) details.push({ path: "rate", message: rate.problem });
-  }
-  if (t.at !== undefined && !isInstant(t.at)) {
-    details.push({ path: "at", message: "at is not a valid instant" });
-  }
-  // Stricter than what compile() accepts: stored zones keep working (time-params isTimeZone).
-  const zone = t.timezone ?? "UTC";
-  if (typeof zone !== "string" || !isTimeZone(zone)) {
-    const hint = typeof zone === "string" ? zoneSuggestion(zone) : undefined;
-    const message = `unknown time zone '${String(zone)}'${hint ? `: ${hint}` : ""}`;
-    details.push({ path: "timezone", message });
-  }
-  for (const key of ["startTime", "endTime", "anchor"] as const) {
-    if (t[key] !== undefined && !isInstant(t[key])) {
-      details.push({ path: key, message: `${key} is not a valid instant` });
-    }
-  }
-  const { startTime, endTime } = t;
-  if (isInstant(startTime) && isInstant(endTime) && endTime <= startTime) {
-    details.push({ path: "endTime", message: "endTime must be after startTime" });
-  }
-  if (details.length === 0) details.push(...neverFires(t));
-  return details;
-}
-
-/** A valid timing's "never fires" problem, if any (at most one detail). */
-function neverFires(t: ScheduleTiming): ErrorDetail[] {
-  const { startTime, endTime } = t;
-  if (t.at !== undefined) {
-    if (startTime !== undefined && t.at < startTime) {
-      return [{ path: "at", message: "at is before startTime, so it never fires" }];
-    }
-    if (endTime !== undefined && t.at > endTime) {
-      return [{ path: "at", message: "at is after endTime, so it never fires" }];
-    }
-    return [];
-  }
-  const path = t.cron !== undefined ? "cron" : "rate";
-  if (t.cron !== undefined) {
-    // Any date a cron matches recurs (the calendar repeats every 400 years), so one fire
-    // after 1970 on an unbounded timing shows it can fire at all.
-    const unbounded: ScheduleTiming = { cron: t.cron, timezone: t.timezone };
-    if (nextFireTimes(unbounded, 0, 1).length === 0) {
-      return [{ path, message: "cron never fires: no date matches it" }];
-    }
-  }
-  // With one bound open, a cron or rate fires forever on that side; with both, check.
-  if (startTime !== undefined && endTime !== undefined) {
-    if (fireTimesBetween(t, startTime - 1, endTime, 1).length === 0) {
-      return [{ path, message: `${path} never fires between startTime and endTime` }];
-    }
-  }
-  return [];
 }

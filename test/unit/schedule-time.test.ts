@@ -1,8 +1,8 @@
 import { CronExpressionParser } from "cron-parser";
 import { DateTime, IANAZone } from "luxon";
 import { describe, expect, it } from "vitest";
+import { checkTiming } from "../../lib/core/schedule-check.js";
 import {
-  checkTiming,
   fireTimesBetween,
   nextFireTimes,
   type ScheduleTiming,

@@ -10,7 +10,7 @@ import { statusOf } from "../../lib/api/http.js";
 import { Dag } from "../../lib/core/dag.js";
 import { RequestError } from "../../lib/core/errors.js";
 import type { ShellTaskDefinition, WorkflowDefinition } from "../../lib/core/model.js";
-import { checkTiming } from "../../lib/core/schedule-time.js";
+import { checkTiming } from "../../lib/core/schedule-check.js";
 import { zonedBase } from "../../lib/core/time-params.js";
 import { isTimeZone, timeZoneProblem } from "../../lib/core/time-zones.js";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { FAILURE_STRATEGIES, PRIORITIES } from "../../core/model.js";
-import { checkTiming } from "../../core/schedule-time.js";
+import { checkTiming } from "../../core/schedule-check.js";
 import { TERMINAL_BACKFILL_STATES } from "../api-states.js";
 import type { Backfill, BackfillDryRun, Page } from "../api-types.js";
 import { type CliContext, POLL_INTERVAL_MS } from "../context.js";
