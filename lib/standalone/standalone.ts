@@ -35,6 +35,7 @@ import {
   ensureTaskQueues,
 } from "./provision.js";
 import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
+import { startSweepLoop } from "./sweep-loop.js";
 import { startWorkerChild, type WorkerChild } from "./worker-child.js";
 
 export interface StandaloneOptions {
@@ -260,27 +261,23 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       cleanup.unshift(stopRetention);
     }
 
-    let sweeping = false;
     const sweepMs = opts.sweepMs ?? 1000;
     // The built-in schedule sweeper shares the shards with any `shoal sweeper` processes.
     const scheduler =
       opts.scheduler === false
         ? undefined
         : runtime.scheduleSweeper(`standalone:${process.pid}`, sweepMs, LOOKAHEAD_MS);
-    const sweepTimer = setInterval(async () => {
-      if (sweeping) return;
-      sweeping = true;
-      try {
+    const sweeps = startSweepLoop({
+      intervalMs: sweepMs,
+      sweep: async () => {
         await runtime.sweeper.sweep();
         await scheduler?.sweep();
-      } catch (e) {
-        log("standalone: sweep failed", { error: String(e) });
-      } finally {
-        sweeping = false;
-      }
-    }, sweepMs);
+      },
+      log,
+      name: "standalone",
+    });
     cleanup.unshift(async () => {
-      clearInterval(sweepTimer);
+      await sweeps.stop();
       await scheduler?.stop().catch(() => {});
     });
 

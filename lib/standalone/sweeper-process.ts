@@ -11,12 +11,9 @@ import { configFromEnv } from "../aws/config.js";
 import { HttpStateChangePublisher } from "../events/http-publisher.js";
 import { createLog } from "../runtime/log.js";
 import { createRuntime } from "../runtime/runtime.js";
-import { FailureBackoff } from "./failure-backoff.js";
 import { autoCreatedQueues } from "./provision.js";
+import { startSweepLoop } from "./sweep-loop.js";
 import { loadEndpointsFile } from "./worker-process.js";
-
-/** The longest wait between sweeps while they fail, ms. */
-const SWEEP_BACKOFF_MAX_MS = 30_000;
 
 /**
  * Sweeps every `intervalMs` until SIGINT/SIGTERM; a clean stop hands its shards over at once.
@@ -45,38 +42,15 @@ export async function runSweeperProcess(opts: {
   const owner = `${hostname()}:${process.pid}`;
   // Fires due within the look-ahead are signalled now with an SQS delay (1 s, as standalone).
   const scheduler = runtime.scheduleSweeper(owner, opts.intervalMs, 1_000);
-  let stopping = false;
-  let busy: Promise<void> = Promise.resolve();
-  // Sweeps failed in a row (the tables unreachable: a standalone restarting or gone): the next
-  // waits longer each time, and only the 1st, 2nd, 4th … failure is logged, with the count.
-  const sweeps = new FailureBackoff(opts.intervalMs, SWEEP_BACKOFF_MAX_MS);
-  const tick = async () => {
-    if (sweeps.remainingMs() > 0) return;
-    try {
+  const loop = startSweepLoop({
+    intervalMs: opts.intervalMs,
+    sweep: async () => {
       await runtime.sweeper.sweep();
       await scheduler.sweep();
-      const failedBefore = sweeps.succeeded();
-      if (failedBefore > 0) log("sweeper: sweeping again", { failedBefore });
-    } catch (e) {
-      const report = sweeps.failed();
-      if (report) {
-        log("sweeper: sweep failed", {
-          error: String(e),
-          failedInARow: report.failures,
-          nextInSeconds: report.waitMs / 1000,
-        });
-      }
-    }
-  };
-  let running = false;
-  const timer = setInterval(() => {
-    // A sweep still running (a backlog) skips this tick instead of queueing another.
-    if (stopping || running) return;
-    running = true;
-    busy = tick().finally(() => {
-      running = false;
-    });
-  }, opts.intervalMs);
+    },
+    log,
+    name: "sweeper",
+  });
   if (!opts.quiet) {
     process.stdout.write(
       `shoal sweeper ${owner}: every ${opts.intervalMs} ms${file ? `, environment from ${file}` : ""}\n`,
@@ -87,9 +61,10 @@ export async function runSweeperProcess(opts: {
     const onSignal = () => {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
-      stopping = true;
-      clearInterval(timer);
-      busy.then(() => scheduler.stop()).then(done, done);
+      loop
+        .stop()
+        .then(() => scheduler.stop())
+        .then(done, done);
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
