@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";
+import { makeDynaliteWritesAtomic } from "./dynalite-atomic-writes.js";
 
 export interface Emulators {
   dynamodbEndpoint: string;
@@ -37,6 +38,8 @@ export async function startEmulators(
     mkdirSync(sqsDir, { recursive: true });
   }
   if (opts.only === "sqs") return startSqsOnly(sqsDir, opts.sqsPort);
+  // An item and its index entries in one LevelDB write, as DynamoDB's item writes are atomic.
+  makeDynaliteWritesAtomic();
   const ddb = dynalite({
     ...(dynamoPath ? { path: dynamoPath } : {}),
     createTableMs: 0,
