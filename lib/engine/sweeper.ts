@@ -37,6 +37,13 @@ function taskEventOf(t: TaskInstanceRecord): DispatcherMessage {
 export interface SweeperDeps extends Omit<EngineDeps, "definitions"> {
   /** A command PENDING this long is signalled again, ms. */
   commandResignalMs: number;
+  /**
+   * After sweeps that failed (the store out of reach), how long lapsed leases are left alone
+   * once a sweep gets through again, ms: the workers could not renew either, and a live one
+   * renews within its lease (the lease duration; absent: no wait). Kubernetes' node controller
+   * holds evictions the same way while it cannot tell a dead node from its own partition.
+   */
+  failoverGraceMs?: number;
 }
 
 export interface SweepReport {
@@ -55,16 +62,39 @@ export interface SweepReport {
 const PAGE = 100;
 
 export class Sweeper {
+  /** The last sweep failed: the store may have been out of reach for the workers as well. */
+  private lastSweepFailed = false;
+  /** Until when lapsed leases are not failed over (epoch ms), after sweeps that failed. */
+  private failoverGraceUntil = 0;
+
   constructor(private readonly deps: SweeperDeps) {}
 
+  /**
+   * One sweep. Throws when a listing fails (the store out of reach); the next sweep after such
+   * failures leaves lapsed leases alone for {@link SweeperDeps.failoverGraceMs}.
+   */
   async sweep(): Promise<SweepReport> {
-    const [resignalled, leases, overdue, timersFired, slotsFreed] = await Promise.all([
-      this.resignalCommands(),
-      this.failOverExpiredLeases(),
-      this.resendOverdueTaskEvents(),
-      this.fireTimers(),
-      this.reconcileTaskGroups(),
-    ]);
+    if (this.lastSweepFailed && this.deps.failoverGraceMs) {
+      this.failoverGraceUntil = this.deps.now() + this.deps.failoverGraceMs;
+      this.deps.log?.("sweeper: sweeping again after failed sweeps; lapsed leases wait for their workers to renew", {
+        seconds: this.deps.failoverGraceMs / 1000,
+      });
+    }
+    let swept: [number, { failedOver: number; eventsResent: number }, number, number, number];
+    try {
+      swept = await Promise.all([
+        this.resignalCommands(),
+        this.failOverExpiredLeases(),
+        this.resendOverdueTaskEvents(),
+        this.fireTimers(),
+        this.reconcileTaskGroups(),
+      ]);
+    } catch (e) {
+      this.lastSweepFailed = true;
+      throw e;
+    }
+    this.lastSweepFailed = false;
+    const [resignalled, leases, overdue, timersFired, slotsFreed] = swept;
     return {
       resignalled,
       failedOver: leases.failedOver,
@@ -200,6 +230,8 @@ export class Sweeper {
     let resent = 0;
     for (const t of expired) {
       const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
+      // Just after an outage: its worker may be alive and about to renew, or to write its result.
+      if (t.state === "RUNNING" && now < this.failoverGraceUntil) continue;
       // Over, and its event not sent: a failover whose send failed last sweep (or an attempt
       // written before the outbox had its own shard). Sent again; the dispatcher ignores it if
       // it had arrived after all.

@@ -27,6 +27,7 @@ import { dryRunOutcome, renderingLines, renderTask } from "../tasks/render-task.
 import { runShell } from "../tasks/shell.js";
 import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
+import { type RESULT_WRITE_RETRY_MS, writeResultDurably } from "./result-write.js";
 import { WorkerHousekeeping } from "./worker-housekeeping.js";
 
 export interface WorkerDeps {
@@ -58,6 +59,11 @@ export interface WorkerDeps {
    * event again once it passes (the outbox of task events). Default {@link TASK_EVENT_DUE_MS}.
    */
   taskEventDueMs?: number;
+  /**
+   * How long the write of an attempt's result is tried again while the store is out of reach,
+   * ms (default {@link RESULT_WRITE_RETRY_MS}).
+   */
+  resultWriteRetryMs?: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -196,16 +202,18 @@ export class Worker {
       // Report the attempt for failover now rather than after its lease runs out: the
       // dispatcher starts a new attempt (not counted against retries) as soon as it hears.
       const endedAt = this.deps.now();
-      const handedBack = await store.updateTask(
-        key,
-        ["RUNNING"],
-        {
-          state: "NEED_FAULT_TOLERANCE",
-          endedAt,
-          error: `worker ${this.id} shut down`,
-          leaseExpiresAt: this.eventDueAt(endedAt),
-        },
-        { worker: this.id },
+      const handedBack = await this.durably(key, () =>
+        store.updateTask(
+          key,
+          ["RUNNING"],
+          {
+            state: "NEED_FAULT_TOLERANCE",
+            endedAt,
+            error: `worker ${this.id} shut down`,
+            leaseExpiresAt: this.eventDueAt(endedAt),
+          },
+          { worker: this.id },
+        ),
       );
       if (handedBack) {
         await this.emit(msg, "NEED_FAULT_TOLERANCE");
@@ -216,25 +224,45 @@ export class Worker {
     // The attempt stays in the leases index until its event is sent (the outbox): should this
     // worker die or SQS fail before that, the sweeper sends it once the deadline passes.
     const endedAt = this.deps.now();
-    const done = await store.updateTask(
-      key,
-      ["RUNNING"],
-      {
-        state: result.state,
-        endedAt,
-        leaseExpiresAt: this.eventDueAt(endedAt),
-        ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-        ...(result.error ? { error: result.error } : {}),
-        ...(result.outputs && Object.keys(result.outputs).length > 0
-          ? { outputs: result.outputs }
-          : {}),
-      },
-      { worker: this.id },
+    const done = await this.durably(key, () =>
+      store.updateTask(
+        key,
+        ["RUNNING"],
+        {
+          state: result.state,
+          endedAt,
+          leaseExpiresAt: this.eventDueAt(endedAt),
+          ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+          ...(result.error ? { error: result.error } : {}),
+          ...(result.outputs && Object.keys(result.outputs).length > 0
+            ? { outputs: result.outputs }
+            : {}),
+        },
+        { worker: this.id },
+      ),
     );
     // A result nobody accepted (lease lost meanwhile) is dropped: a newer attempt owns the task.
     if (!done) return;
     await this.emit(msg, result.state, result.outputs);
     await this.eventSent(msg, result.state);
+  }
+
+  /**
+   * A result write, tried again while the store is out of reach (lib/engine/result-write.ts): a
+   * task that ran to its end is not run again because its result could not be written at once.
+   */
+  private durably<T>(
+    key: { instanceId: string; code: string; attempt: number },
+    write: () => Promise<T>,
+  ): Promise<T> {
+    return writeResultDurably(write, {
+      now: this.deps.now,
+      ...(this.deps.resultWriteRetryMs !== undefined
+        ? { retryMs: this.deps.resultWriteRetryMs }
+        : {}),
+      ...(this.deps.log ? { log: this.deps.log } : {}),
+      what: key,
+    });
   }
 
   /** When the task event of an attempt that ended at `endedAt` (epoch ms) counts as lost. */

@@ -203,6 +203,10 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
       clients,
       log,
     }),
-    sweeper: new Sweeper({ ...engine, commandResignalMs: config.commandResignalMs }),
+    sweeper: new Sweeper({
+      ...engine,
+      commandResignalMs: config.commandResignalMs,
+      failoverGraceMs: config.leaseMs,
+    }),
   };
 }

@@ -6,8 +6,12 @@
  */
 import { FailureBackoff } from "./failure-backoff.js";
 
-/** The longest wait between sweeps while they fail, ms. */
-const SWEEP_BACKOFF_MAX_MS = 30_000;
+/**
+ * The longest wait between sweeps while they fail, ms. Short: once the store is back, overdue
+ * events and failovers should not wait for the end of a long backoff (a failed sweep is a few
+ * refused connections, cheap every 5 s).
+ */
+const SWEEP_BACKOFF_MAX_MS = 5_000;
 
 /** A running sweep loop. */
 export interface SweepLoop {

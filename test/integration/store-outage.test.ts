@@ -1,0 +1,180 @@
+/**
+ * The store out of reach for a while (standalone's DynamoDB emulator restarting after its disk
+ * filled; chaos seed 2029, disk-full): a task that ran to its end while the store was down must
+ * not run again. The worker keeps trying its result write (lib/engine/result-write.ts), and a
+ * sweeper whose own sweeps failed leaves lapsed leases to their workers for one lease period
+ * once it gets through again (lib/engine/sweeper.ts), so a live worker renews or writes first.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SQSRecord } from "aws-lambda";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Sweeper } from "../../lib/engine/sweeper.js";
+import { Worker } from "../../lib/engine/worker.js";
+import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
+import { LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
+import type { Store } from "../../lib/store/store.js";
+import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+
+const unreachable = () => new Error("connect ECONNREFUSED 127.0.0.1:4566");
+
+/** The runtime's store, refusing what `down` says while it says so (as a dead emulator does). */
+function flaky(store: Store, down: (method: string, args: unknown[]) => boolean): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== "function") return v;
+      return (...args: unknown[]) =>
+        down(String(prop), args) ? Promise.reject(unreachable()) : v.apply(target, args);
+    },
+  });
+}
+
+describe("the store out of reach", () => {
+  let aws: TestAws;
+  let rt: Runtime;
+  let dir: string;
+
+  beforeAll(async () => {
+    aws = await useTestAws();
+    dir = mkdtempSync(join(tmpdir(), "shoal-outage-"));
+    rt = createRuntime({ ...aws.config, dataDir: dir, leaseMs: 5_000, leaseRenewMs: 200 });
+  });
+
+  /** A task message of a one-task SHELL attempt, as the dispatcher would send it. */
+  const taskRecord = (instanceId: string, command: string): SQSRecord => {
+    const arn = `arn:aws:sqs:us-east-1:${LOCAL_ACCOUNT}:tasks`;
+    const body = {
+      instanceId,
+      workflow: "outage",
+      version: 1,
+      code: "a",
+      attempt: 1,
+      submittedAt: Date.now(),
+      params: {},
+      task: { code: "a", type: "SHELL", command, priority: "MEDIUM", workerGroup: "default" },
+    };
+    return sqsRecordOf(
+      { MessageId: randomUUID(), ReceiptHandle: "rh", Body: JSON.stringify(body) },
+      arn,
+      "us-east-1",
+      0,
+    );
+  };
+
+  it("a result written while the store is down is written once it is back", async () => {
+    const instanceId = `outage-${randomUUID()}`;
+    // The store goes down as the task ends: its first three result writes fail.
+    let refusals = 0;
+    const logged: string[] = [];
+    const worker = new Worker({
+      store: flaky(rt.engine.store, (method, args) => {
+        const isResult =
+          method === "updateTask" && (args[2] as { endedAt?: number } | undefined)?.endedAt;
+        if (!isResult || refusals >= 3) return false;
+        refusals++;
+        return true;
+      }),
+      queues: rt.engine.queues,
+      logs: rt.api.logs,
+      now: Date.now,
+      dataDir: dir,
+      leaseMs: 5_000,
+      leaseRenewMs: 200,
+      visibilityTimeoutSeconds: 900,
+      clients: rt.clients,
+      log: (msg) => logged.push(msg),
+    });
+    const res = await worker.handleBatch([taskRecord(instanceId, "true")]);
+    expect(res.batchItemFailures).toEqual([]);
+    expect(refusals).toBe(3);
+    expect(await rt.engine.store.getTaskInstance(instanceId, "a", 1)).toMatchObject({
+      state: "SUCCESS",
+      exitCode: 0,
+    });
+    expect(logged).toContain("worker: result not recorded yet, trying again");
+    expect(logged).toContain("worker: result recorded after the store came back");
+  });
+
+  it("gives up after its retry time: the sweeper fails the attempt over", async () => {
+    const instanceId = `outage-${randomUUID()}`;
+    const worker = new Worker({
+      store: flaky(
+        rt.engine.store,
+        (method, args) =>
+          method === "updateTask" &&
+          (args[2] as { endedAt?: number } | undefined)?.endedAt !== undefined,
+      ),
+      queues: rt.engine.queues,
+      logs: rt.api.logs,
+      now: Date.now,
+      dataDir: dir,
+      leaseMs: 5_000,
+      leaseRenewMs: 200,
+      visibilityTimeoutSeconds: 900,
+      clients: rt.clients,
+      resultWriteRetryMs: 600,
+    });
+    const res = await worker.handleBatch([taskRecord(instanceId, "true")]);
+    expect(res.batchItemFailures).toHaveLength(1);
+    expect(await rt.engine.store.getTaskInstance(instanceId, "a", 1)).toMatchObject({
+      state: "RUNNING",
+    });
+  });
+
+  it("a sweeper that could not reach the store waits a lease period before failing over", async () => {
+    // An attempt whose lease lapsed while nobody could write: its worker may be alive.
+    const instanceId = `outage-${randomUUID()}`;
+    const t0 = Date.now();
+    const key = { instanceId, code: "a", attempt: 1 };
+    await rt.engine.store.updateTask(
+      key,
+      ["DISPATCHED"],
+      { state: "RUNNING", worker: "alive", startedAt: t0 - 20_000, leaseExpiresAt: t0 - 1_000 },
+      {
+        createWith: {
+          ...key,
+          workflow: "outage",
+          type: "SHELL",
+          state: "DISPATCHED",
+          priority: "MEDIUM",
+          workerGroup: "default",
+          submittedAt: t0 - 20_000,
+        },
+      },
+    );
+    let down = true;
+    let now = t0;
+    const sent: unknown[] = [];
+    const sweeper = new Sweeper({
+      ...rt.engine,
+      store: flaky(rt.engine.store, () => down),
+      queues: {
+        ...rt.engine.queues,
+        sendToDispatcher: async (events) => {
+          sent.push(...events.filter((e) => e.instanceId === instanceId));
+        },
+      },
+      now: () => now,
+      commandResignalMs: 60_000,
+      failoverGraceMs: 5_000,
+    });
+    await expect(sweeper.sweep()).rejects.toThrow(/ECONNREFUSED/);
+    down = false;
+    // Back: within the lease period the attempt is its worker's to renew.
+    now = t0 + 1_000;
+    await sweeper.sweep();
+    expect(await rt.engine.store.getTaskInstance(instanceId, "a", 1)).toMatchObject({
+      state: "RUNNING",
+    });
+    // The worker did not renew: after the grace it is failed over as usual.
+    now = t0 + 6_500;
+    await sweeper.sweep();
+    expect(await rt.engine.store.getTaskInstance(instanceId, "a", 1)).toMatchObject({
+      state: "NEED_FAULT_TOLERANCE",
+    });
+    expect(sent).toMatchObject([{ kind: "task", code: "a", state: "NEED_FAULT_TOLERANCE" }]);
+  });
+});
