@@ -41,6 +41,8 @@ export async function startEmulatorProcess(
   supervision: {
     log?: (msg: string, fields?: Record<string, unknown>) => void;
     onGiveUp?: (error: Error) => void;
+    /** Called after an emulator restarted (what failed meanwhile may be tried again now). */
+    onRestarted?: () => void;
     stopping?: () => boolean;
     /**
      * Ports to listen on at the first start, those of the last run over this data dir
@@ -70,6 +72,7 @@ export async function startEmulatorProcess(
       log,
       maxFailures: EMULATOR_MAX_FAILURES,
       ...(supervision.onGiveUp ? { onGiveUp: supervision.onGiveUp } : {}),
+      ...(supervision.onRestarted ? { onRestarted: supervision.onRestarted } : {}),
       ...(supervision.stopping ? { stopping: supervision.stopping } : {}),
       diagnose: () => fullFileSystem(dataDir),
     });

@@ -82,6 +82,13 @@ export class QueuePoller {
   private readonly held: Array<{ url: string; tier: number; msg: Message; at: number }> = [];
   /** Gives back held messages that waited too long ({@link releaseStale}). */
   private staleTimer: NodeJS.Timeout | undefined;
+  /**
+   * Messages given back with a delay after their handler failed, by message id, until they are
+   * received again: {@link retryBackedOff} makes them visible at once.
+   */
+  private readonly backedOff = new Map<string, { url: string; msg: Message; until: number }>();
+  /** Invocations in a row whose every message failed (the store out of reach, likely). */
+  private failedInvocations = 0;
 
   constructor(private readonly opts: PollerOptions) {
     this.deleter = new MessageDeleter(opts.sqs, (e) => this.error(e));
@@ -114,6 +121,22 @@ export class QueuePoller {
         this.held.splice(i, 1);
         void this.release(h.url, h.msg, 1);
       }
+    }
+  }
+
+  /**
+   * Makes the messages this poller gave back with a delay (after their handler failed) visible
+   * again now. Called once what the handler needs is back: after invocations that all failed, at
+   * the first that succeeds, and by standalone when an emulator has restarted. Without it, the
+   * message of an instance that failed six times waited out 30 s of backoff after the store came
+   * back, its FIFO group (the instance) blocked all that time (chaos, repeated emulator kills).
+   */
+  retryBackedOff(): void {
+    const now = Date.now();
+    for (const [id, b] of this.backedOff) {
+      this.backedOff.delete(id);
+      // Visible again by itself within about a second anyway: nothing to gain.
+      if (b.until - now > 1_500) void this.release(b.url, b.msg, 1);
     }
   }
 
@@ -304,6 +327,8 @@ export class QueuePoller {
    */
   private accept(url: string, msgs: Message[]): void {
     if (msgs.length === 0) return;
+    // Received again: their earlier receipt handles are no longer theirs.
+    for (const m of msgs) this.backedOff.delete(m.MessageId ?? "");
     if (!this.running) {
       // Stopped meanwhile: let them go back to the queue.
       for (const m of msgs) void this.release(url, m, 1);
@@ -390,13 +415,23 @@ export class QueuePoller {
     // A FIFO message group stays locked until its messages are deleted: hold the slot until then,
     // so the next receive can see the group's following messages.
     if (this.opts.fifo) await Promise.all(deletes);
+    if (failed.size === 0) {
+      // Through again after invocations that all failed (not one message failing among others
+      // that go through: that one keeps its backoff).
+      if (this.failedInvocations >= 2) this.retryBackedOff();
+      this.failedInvocations = 0;
+    } else if (failed.size === batch.length) this.failedInvocations++;
     for (const m of batch) {
       if (!failed.has(m.MessageId ?? "")) continue;
-      // Back off 1, 2, 4 … 30 s by receive count instead of the whole visibility timeout.
+      // Back off 1, 2, 4 … 30 s by receive count instead of the whole visibility timeout: a
+      // message that keeps failing reaches the dead-letter queue (20 receives) after minutes.
       const count = Number(
         (m.Attributes as Record<string, string> | undefined)?.ApproximateReceiveCount ?? 1,
       );
-      await this.release(url, m, Math.min(30, 2 ** Math.max(0, count - 1)));
+      const seconds = Math.min(30, 2 ** Math.max(0, count - 1));
+      if (m.MessageId)
+        this.backedOff.set(m.MessageId, { url, msg: m, until: Date.now() + seconds * 1000 });
+      await this.release(url, m, seconds);
     }
   }
 }

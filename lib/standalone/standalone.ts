@@ -152,9 +152,14 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const stopping = () => stopped;
   // The same endpoints as the last run: workers and sweepers that outlived it follow.
   const preferredPorts = previousPorts(dataDir);
+  // Pollers in this process, told when an emulator is back (their backed-off messages go again).
+  const pollers: QueuePoller[] = [];
   const em: EmulatorProcesses = await startEmulatorProcess(dataDir, {
     log: tell,
     onGiveUp: giveUp,
+    onRestarted: () => {
+      for (const p of pollers) p.retryBackedOff();
+    },
     stopping,
     preferredPorts,
   });
@@ -231,6 +236,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     });
     signalsPoller.start();
     cleanup.unshift(() => signalsPoller.stop());
+    pollers.push(dispatcherPoller, signalsPoller);
 
     let worker: WorkerChild | undefined;
     if (opts.workers > 0) {

@@ -37,6 +37,8 @@ export interface SupervisorOptions<T> {
    * and the worker stops on it before standalone's shutdown reaches it), nothing is restarted.
    */
   stopping?: () => boolean;
+  /** Called after each restart that succeeded (not at the first start). */
+  onRestarted?: () => void;
   /** Called once, when the part is given up (its state is then `down`). */
   onGiveUp?: (error: Error) => void;
   /**
@@ -166,6 +168,7 @@ export class ChildSupervisor<T> {
           part: this.opts.name,
         },
       );
+      this.opts.onRestarted?.();
     } catch (e) {
       if (this.halted()) return;
       this.next(
