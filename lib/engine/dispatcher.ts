@@ -31,10 +31,16 @@ import { notifyParent, releaseGroups } from "./instance-effects.js";
 import { haltOf, InstanceSteps, type StepDeps } from "./instance-step.js";
 import { finishLogicRecord, runLogicTask } from "./logic-tasks.js";
 import { publishChanges } from "./state-change-events.js";
+import { retryWhileUnreachable, type STORE_RETRY_MS } from "./store-retry.js";
 
 export interface DispatcherDeps extends StepDeps {
   /** A claim older than this is taken over (the claimer died), ms. */
   commandClaimStaleMs: number;
+  /**
+   * How long giving back a claim is tried while the store is out of reach, ms (default
+   * {@link STORE_RETRY_MS}).
+   */
+  claimReleaseRetryMs?: number;
 }
 
 /** All OUT parameters one instance keeps, JSON bytes (the instance item must stay < 400 KB). */
@@ -118,7 +124,14 @@ export class Dispatcher {
   /** Claims and executes a command; a command already done is a no-op. */
   async handleCommand(commandId: string): Promise<void> {
     const now = this.deps.now();
-    const cmd = await this.deps.store.claimCommand(commandId, now, this.deps.commandClaimStaleMs);
+    let cmd: CommandRecord | undefined;
+    try {
+      cmd = await this.deps.store.claimCommand(commandId, now, this.deps.commandClaimStaleMs);
+    } catch (e) {
+      // The claim may have landed although its answer did not (the store died meanwhile).
+      await this.giveClaimBack(commandId, now);
+      throw e;
+    }
     if (!cmd) {
       const existing = await this.deps.store.getCommand(commandId);
       // Claimed by a live dispatcher (a duplicate signal): let that one finish, check again later.
@@ -134,11 +147,35 @@ export class Dispatcher {
     try {
       await this.execute(cmd);
     } catch (e) {
-      // Give the claim back, so the redelivery can run it at once instead of in 60 s.
-      await this.deps.store.releaseCommandClaim(commandId, now).catch(() => {});
+      await this.giveClaimBack(commandId, now);
       throw e;
     }
     await this.deps.store.completeCommand(commandId, this.deps.now());
+  }
+
+  /**
+   * Gives back this dispatcher's claim (`claimedAt` = `claimedAt`; a no-op when it did not land),
+   * so the redelivery runs the command at once instead of once the claim is stale (60 s). Tried
+   * again while the store is out of reach (lib/engine/store-retry.ts); never throws.
+   */
+  private async giveClaimBack(commandId: string, claimedAt: number): Promise<void> {
+    const { log } = this.deps;
+    await retryWhileUnreachable(() => this.deps.store.releaseCommandClaim(commandId, claimedAt), {
+      now: this.deps.now,
+      ...(this.deps.claimReleaseRetryMs !== undefined
+        ? { retryMs: this.deps.claimReleaseRetryMs }
+        : {}),
+      onLanded: (tries) =>
+        log?.("dispatcher: command claim given back after the store came back", {
+          commandId,
+          tries,
+        }),
+    }).catch((e) =>
+      log?.("dispatcher: command claim not given back; it goes stale in time", {
+        commandId,
+        error: String(e),
+      }),
+    );
   }
 
   private async execute(cmd: CommandRecord): Promise<void> {

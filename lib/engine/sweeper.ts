@@ -75,10 +75,16 @@ export class Sweeper {
    */
   async sweep(): Promise<SweepReport> {
     if (this.lastSweepFailed && this.deps.failoverGraceMs) {
-      this.failoverGraceUntil = this.deps.now() + this.deps.failoverGraceMs;
-      this.deps.log?.("sweeper: sweeping again after failed sweeps; lapsed leases wait for their workers to renew", {
-        seconds: this.deps.failoverGraceMs / 1000,
-      });
+      const now = this.deps.now();
+      const already = now < this.failoverGraceUntil;
+      this.failoverGraceUntil = now + this.deps.failoverGraceMs;
+      if (!already)
+        this.deps.log?.(
+          "sweeper: sweeping again after failed sweeps; lapsed leases wait for their workers to renew",
+          {
+            seconds: this.deps.failoverGraceMs / 1000,
+          },
+        );
     }
     let swept: [number, { failedOver: number; eventsResent: number }, number, number, number];
     try {

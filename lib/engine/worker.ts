@@ -27,7 +27,7 @@ import { dryRunOutcome, renderingLines, renderTask } from "../tasks/render-task.
 import { runShell } from "../tasks/shell.js";
 import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
-import { type RESULT_WRITE_RETRY_MS, writeResultDurably } from "./result-write.js";
+import { retryWhileUnreachable, type STORE_RETRY_MS } from "./store-retry.js";
 import { WorkerHousekeeping } from "./worker-housekeeping.js";
 
 export interface WorkerDeps {
@@ -61,7 +61,7 @@ export interface WorkerDeps {
   taskEventDueMs?: number;
   /**
    * How long the write of an attempt's result is tried again while the store is out of reach,
-   * ms (default {@link RESULT_WRITE_RETRY_MS}).
+   * ms (default {@link STORE_RETRY_MS}).
    */
   resultWriteRetryMs?: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
@@ -248,20 +248,23 @@ export class Worker {
   }
 
   /**
-   * A result write, tried again while the store is out of reach (lib/engine/result-write.ts): a
+   * A result write, tried again while the store is out of reach (lib/engine/store-retry.ts): a
    * task that ran to its end is not run again because its result could not be written at once.
    */
   private durably<T>(
     key: { instanceId: string; code: string; attempt: number },
     write: () => Promise<T>,
   ): Promise<T> {
-    return writeResultDurably(write, {
+    const { log } = this.deps;
+    return retryWhileUnreachable(write, {
       now: this.deps.now,
       ...(this.deps.resultWriteRetryMs !== undefined
         ? { retryMs: this.deps.resultWriteRetryMs }
         : {}),
-      ...(this.deps.log ? { log: this.deps.log } : {}),
-      what: key,
+      onRetry: (e) =>
+        log?.("worker: result not recorded yet, trying again", { ...key, error: String(e) }),
+      onLanded: (tries) =>
+        log?.("worker: result recorded after the store came back", { ...key, tries }),
     });
   }
 

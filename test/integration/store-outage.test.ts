@@ -1,20 +1,24 @@
 /**
  * The store out of reach for a while (standalone's DynamoDB emulator restarting after its disk
  * filled; chaos seed 2029, disk-full): a task that ran to its end while the store was down must
- * not run again. The worker keeps trying its result write (lib/engine/result-write.ts), and a
+ * not run again. The worker keeps trying its result write (lib/engine/store-retry.ts), and a
  * sweeper whose own sweeps failed leaves lapsed leases to their workers for one lease period
  * once it gets through again (lib/engine/sweeper.ts), so a live worker renews or writes first.
+ * And a dispatcher that claimed a command it could not execute gives the claim back once the
+ * store answers, so the run starts then, not when the claim goes stale a minute later.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SQSRecord } from "aws-lambda";
+import type { APIGatewayProxyEventV2, SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
+import { handleApiRequest } from "../../lib/api/router.js";
+import { Dispatcher } from "../../lib/engine/dispatcher.js";
 import { Sweeper } from "../../lib/engine/sweeper.js";
 import { Worker } from "../../lib/engine/worker.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
-import { LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
+import { httpApiEvent, LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
 import type { Store } from "../../lib/store/store.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 
@@ -176,5 +180,52 @@ describe("the store out of reach", () => {
       state: "NEED_FAULT_TOLERANCE",
     });
     expect(sent).toMatchObject([{ kind: "task", code: "a", state: "NEED_FAULT_TOLERANCE" }]);
+  });
+
+  it("a dispatcher gives back a command's claim once the store answers again", async () => {
+    const api = async (method: string, path: string, body?: unknown) => {
+      const event: APIGatewayProxyEventV2 = httpApiEvent({
+        method,
+        path,
+        headers: { "content-type": "application/json", "user-agent": "test" },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        requestId: "r",
+        timeEpoch: 0,
+      });
+      const res = await handleApiRequest(rt.api, event);
+      return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+    };
+    expect(
+      (
+        await api("PUT", "/v1/workflows/outage-claim", {
+          tasks: [{ code: "a", type: "SHELL", command: "true" }],
+        })
+      ).status,
+    ).toBe(201);
+    const run = await api("POST", "/v1/workflows/outage-claim/runs", {});
+    expect(run.status).toBe(202);
+    const commandId = `start:${run.body.instanceId as string}`;
+    // The claim lands; then the store dies: the run cannot start, and the claim cannot be given
+    // back at once (two refusals).
+    let phase: "claim" | "down" | "up" = "claim";
+    let refusedReleases = 0;
+    const dispatcher = new Dispatcher({
+      ...rt.dispatcher.deps,
+      store: flaky(rt.engine.store, (method) => {
+        if (phase === "claim") {
+          if (method === "claimCommand") phase = "down";
+          return false;
+        }
+        if (phase === "up") return false;
+        if (method === "releaseCommandClaim" && ++refusedReleases === 2) phase = "up";
+        return true;
+      }),
+    });
+    await expect(dispatcher.handleCommand(commandId)).rejects.toThrow(/ECONNREFUSED/);
+    expect(refusedReleases).toBe(2);
+    expect((await rt.engine.store.getCommand(commandId))?.claimedAt).toBeUndefined();
+    // The redelivery starts the run now (was: RetryLater for 60 s).
+    await expect(rt.dispatcher.handleCommand(commandId)).resolves.toBeUndefined();
+    expect((await rt.engine.store.getCommand(commandId))?.state).toBe("DONE");
   });
 });
