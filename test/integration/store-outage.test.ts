@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { handleApiRequest } from "../../lib/api/router.js";
 import { Dispatcher } from "../../lib/engine/dispatcher.js";
 import { Sweeper } from "../../lib/engine/sweeper.js";
-import { Worker } from "../../lib/engine/worker.js";
+import { Worker, type WorkerDeps } from "../../lib/engine/worker.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { httpApiEvent, LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
 import type { Store } from "../../lib/store/store.js";
@@ -36,6 +36,10 @@ function flaky(store: Store, down: (method: string, args: unknown[]) => boolean)
   });
 }
 
+/** The write of an attempt's result (it sets `endedAt`). */
+const isResultWrite = (method: string, args: unknown[]) =>
+  method === "updateTask" && (args[2] as { endedAt?: number } | undefined)?.endedAt !== undefined;
+
 describe("the store out of reach", () => {
   let aws: TestAws;
   let rt: Runtime;
@@ -46,6 +50,21 @@ describe("the store out of reach", () => {
     dir = mkdtempSync(join(tmpdir(), "shoal-outage-"));
     rt = createRuntime({ ...aws.config, dataDir: dir, leaseMs: 5_000, leaseRenewMs: 200 });
   });
+
+  /** A worker on `store`, as standalone configures one (5 s leases). */
+  const workerOn = (store: Store, extra: Partial<WorkerDeps> = {}) =>
+    new Worker({
+      store,
+      queues: rt.engine.queues,
+      logs: rt.api.logs,
+      now: Date.now,
+      dataDir: dir,
+      leaseMs: 5_000,
+      leaseRenewMs: 200,
+      visibilityTimeoutSeconds: 900,
+      clients: rt.clients,
+      ...extra,
+    });
 
   /** A task message of a one-task SHELL attempt, as the dispatcher would send it. */
   const taskRecord = (instanceId: string, command: string): SQSRecord => {
@@ -73,24 +92,14 @@ describe("the store out of reach", () => {
     // The store goes down as the task ends: its first three result writes fail.
     let refusals = 0;
     const logged: string[] = [];
-    const worker = new Worker({
-      store: flaky(rt.engine.store, (method, args) => {
-        const isResult =
-          method === "updateTask" && (args[2] as { endedAt?: number } | undefined)?.endedAt;
-        if (!isResult || refusals >= 3) return false;
+    const worker = workerOn(
+      flaky(rt.engine.store, (method, args) => {
+        if (!isResultWrite(method, args) || refusals >= 3) return false;
         refusals++;
         return true;
       }),
-      queues: rt.engine.queues,
-      logs: rt.api.logs,
-      now: Date.now,
-      dataDir: dir,
-      leaseMs: 5_000,
-      leaseRenewMs: 200,
-      visibilityTimeoutSeconds: 900,
-      clients: rt.clients,
-      log: (msg) => logged.push(msg),
-    });
+      { log: (msg) => logged.push(msg) },
+    );
     const res = await worker.handleBatch([taskRecord(instanceId, "true")]);
     expect(res.batchItemFailures).toEqual([]);
     expect(refusals).toBe(3);
@@ -104,23 +113,7 @@ describe("the store out of reach", () => {
 
   it("gives up after its retry time: the sweeper fails the attempt over", async () => {
     const instanceId = `outage-${randomUUID()}`;
-    const worker = new Worker({
-      store: flaky(
-        rt.engine.store,
-        (method, args) =>
-          method === "updateTask" &&
-          (args[2] as { endedAt?: number } | undefined)?.endedAt !== undefined,
-      ),
-      queues: rt.engine.queues,
-      logs: rt.api.logs,
-      now: Date.now,
-      dataDir: dir,
-      leaseMs: 5_000,
-      leaseRenewMs: 200,
-      visibilityTimeoutSeconds: 900,
-      clients: rt.clients,
-      resultWriteRetryMs: 600,
-    });
+    const worker = workerOn(flaky(rt.engine.store, isResultWrite), { resultWriteRetryMs: 600 });
     const res = await worker.handleBatch([taskRecord(instanceId, "true")]);
     expect(res.batchItemFailures).toHaveLength(1);
     expect(await rt.engine.store.getTaskInstance(instanceId, "a", 1)).toMatchObject({
