@@ -15,6 +15,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { MAX_BODY_BYTES } from "../api/http.js";
 import { createLog, type Log } from "../runtime/log.js";
 import { Admission, answerOverloaded, isRead } from "./admission.js";
+import type { ConsoleHandler } from "./console-files.js";
 import { httpApiEvent } from "./lambda-events.js";
 
 /** How long a client may take to send a whole request (headers and body), ms. */
@@ -32,6 +33,8 @@ export interface HttpServerOptions {
   headersTimeoutMs?: number;
   /** Bounds on requests in flight (admission.ts; default its bounds): over them, a 503 `Overloaded`. */
   admission?: Admission;
+  /** Serves the console's files outside `/v1` (console-files.ts); absent: every path is the API's. */
+  console?: ConsoleHandler;
 }
 
 /** The request target, or undefined when it is not a URL (`GET http://[::1/v1/health`). */
@@ -168,6 +171,7 @@ export async function startHttpServer(
       sendError(res, 400, "ValidationError", "the request target is not a valid URL");
       return;
     }
+    if (options.console?.(req, res)) return;
     try {
       const body = await readBody(req);
       if (body === "too-large") {

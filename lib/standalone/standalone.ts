@@ -15,6 +15,7 @@ import { LocalEventBus } from "../events/local-event-bus.js";
 import { createLog, type Log } from "../runtime/log.js";
 import { createRuntime, type Runtime, VERSION } from "../runtime/runtime.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
+import { consoleFiles } from "./console-files.js";
 import { DEFAULT_ENDPOINT } from "./defaults.js";
 import {
   type EmulatorProcesses,
@@ -298,7 +299,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       ({ server, port } = await startHttpServer(
         opts.port,
         (event) => handleApiRequest(runtime.api, event),
-        { log },
+        { log, console: consoleFiles() },
       ));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {

@@ -1,0 +1,159 @@
+/**
+ * The instances list, newest first. Its filters and page live in the URL (so a view is a
+ * bookmark); it pages through the API's `nextToken`, never loading everything, and refreshes
+ * itself while something on screen is still running.
+ */
+import { useQuery } from "@tanstack/react-query";
+import { Link, useSearchParams } from "react-router";
+import { api, type InstanceSummary, type Page, withQuery } from "../api";
+import { ErrorNote } from "../components/ErrorNote";
+import { formatInstant, formatSpan } from "../components/format";
+import { StateBadge } from "../components/StateBadge";
+
+const STATES = [
+  "SUBMITTED",
+  "RUNNING",
+  "PAUSING",
+  "PAUSED",
+  "STOPPING",
+  "STOPPED",
+  "SUCCESS",
+  "FAILURE",
+];
+const RUN_TYPES = ["MANUAL", "SCHEDULE", "BACKFILL", "TRIGGER", "SUB_WORKFLOW"];
+const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
+
+/** Progress as list items carry it when the API has it (done/total). */
+type WithProgress = InstanceSummary & {
+  progress?: { done: number; active: number; failed: number; total: number };
+};
+
+export function InstancesPage() {
+  const [params, setParams] = useSearchParams();
+  const filter = {
+    workflow: params.get("workflow") ?? undefined,
+    state: params.get("state") ?? undefined,
+    runType: params.get("runType") ?? undefined,
+    nextToken: params.get("page") ?? undefined,
+    limit: "50",
+  };
+  const list = useQuery({
+    queryKey: ["instances", filter],
+    queryFn: () => api<Page<WithProgress>>(withQuery("/v1/instances", filter)),
+    // Live while anything shown is not over; slow otherwise (and never in a hidden tab).
+    refetchInterval: (q) => (q.state.data?.items.some((i) => !FINAL.has(i.state)) ? 2_000 : 15_000),
+  });
+  const set = (key: string, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    next.delete("page");
+    setParams(next);
+  };
+  const now = Date.now();
+  return (
+    <main>
+      <h1>Instances</h1>
+      <form className="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Workflow{" "}
+          <input
+            name="workflow"
+            defaultValue={filter.workflow ?? ""}
+            onBlur={(e) => set("workflow", e.currentTarget.value.trim())}
+            onKeyDown={(e) => e.key === "Enter" && set("workflow", e.currentTarget.value.trim())}
+          />
+        </label>
+        <label>
+          State{" "}
+          <select value={filter.state ?? ""} onChange={(e) => set("state", e.currentTarget.value)}>
+            <option value="">any</option>
+            {STATES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Run type{" "}
+          <select
+            value={filter.runType ?? ""}
+            onChange={(e) => set("runType", e.currentTarget.value)}
+          >
+            <option value="">any</option>
+            {RUN_TYPES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {list.error ? <ErrorNote error={list.error} /> : null}
+      <table className="list">
+        <thead>
+          <tr>
+            <th>Instance</th>
+            <th>Workflow</th>
+            <th>State</th>
+            <th>Schedule time</th>
+            <th>Run type</th>
+            <th>Started</th>
+            <th>Duration</th>
+            <th>Progress</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.data?.items.map((i) => (
+            <tr key={i.instanceId}>
+              <td>
+                <Link to={`/instances/${i.instanceId}`} className="mono">
+                  {i.instanceId.slice(0, 8)}
+                </Link>
+              </td>
+              <td>
+                {i.workflow}:{i.version}
+              </td>
+              <td>
+                <StateBadge state={i.state} />
+              </td>
+              <td>{formatInstant(i.scheduleTime)}</td>
+              <td>{i.runType ?? "-"}</td>
+              <td>{formatInstant(i.startedAt)}</td>
+              <td>{formatSpan(i.startedAt, i.endedAt, now)}</td>
+              <td>{i.progress ? <Progress {...i.progress} /> : "-"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.data && list.data.items.length === 0 ? (
+        <p className="empty">
+          No instance matches (a filtered page may be empty while older pages match).
+        </p>
+      ) : null}
+      {list.data?.nextToken ? (
+        <p>
+          <Link
+            to={`?${new URLSearchParams({ ...Object.fromEntries(params), page: list.data.nextToken })}`}
+          >
+            Older →
+          </Link>
+        </p>
+      ) : null}
+    </main>
+  );
+}
+
+/** done/total with a small bar (failed in the failure colour). */
+export function Progress(p: { done: number; active: number; failed: number; total: number }) {
+  const pct = (n: number) => `${p.total ? (100 * n) / p.total : 0}%`;
+  return (
+    <span
+      className="progress"
+      title={`${p.done} done, ${p.active} active, ${p.failed} failed of ${p.total}`}
+    >
+      <span className="bar" aria-hidden="true">
+        <span className="done" style={{ width: pct(p.done) }} />
+        <span className="failed" style={{ width: pct(p.failed) }} />
+      </span>
+      {p.done}/{p.total}
+    </span>
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * The console in a real browser against a real `shoal standalone`: a new user's first steps
+ * (issue 13). Start a workflow from the Run form and watch it succeed, read a failed task's log,
+ * stop a running instance. Screenshots of each view go to .test-artifacts/console/.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureConsoleBuilt, HAVE_CHROMIUM, launchBrowser, shot } from "../helpers/browser.js";
+import { api, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
+
+if (!HAVE_CHROMIUM) {
+  console.warn(
+    "console tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)",
+  );
+}
+
+describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
+  let sa: RunningStandalone;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    sa = await startStandaloneProcess({
+      dataDir: mkdtempSync(join(tmpdir(), "shoal-console-")),
+      examples: true,
+    });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sa?.stop();
+  });
+
+  it("opens at /, with the health of the API it talks to", async () => {
+    await page.goto(sa.url);
+    await page.waitForURL(/\/instances$/);
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("ok");
+    expect(await page.locator("header .endpoint").textContent()).toBe(`${sa.url}/v1`);
+    expect(await page.locator("header .version").textContent()).toMatch(/^v\d+\.\d+\.\d+/);
+  });
+
+  it("starts a workflow from the Run form and shows it succeed", async () => {
+    await page.goto(`${sa.url}/workflows`);
+    const row = page.getByRole("row", { name: /etl-report/ });
+    await row.getByRole("button", { name: "Run…" }).click();
+    await page.getByLabel("Priority").selectOption("HIGH");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    await page.waitForURL(/\/instances\/[0-9a-f-]{36}$/);
+    await expect
+      .poll(() => page.locator("h1 .state").textContent(), { timeout: 30_000 })
+      .toContain("SUCCESS");
+    // Every task of the DAG is listed, each SUCCESS.
+    const states = await page.locator("table.tasks tbody tr .state").allTextContents();
+    expect(states.length).toBeGreaterThan(3);
+    expect(states.every((s) => s.includes("SUCCESS"))).toBe(true);
+    await shot(page, "instance-success");
+    // And the list shows it, linked.
+    await page.getByRole("link", { name: "Instances" }).first().click();
+    await expect.poll(() => page.locator("table.list tbody tr").count()).toBeGreaterThan(0);
+    await shot(page, "instances");
+  });
+
+  it("opens a failed task's log", async () => {
+    const put = await api(sa.url, "PUT", "/v1/workflows/console-fails", {
+      tasks: [
+        { code: "ok", type: "SHELL", command: "echo fine" },
+        { code: "boom", type: "SHELL", command: "echo the-marker-line; exit 3", upstream: ["ok"] },
+      ],
+    });
+    expect(put.status).toBe(201);
+    const run = await api(sa.url, "POST", "/v1/workflows/console-fails/runs", {});
+    expect(run.status).toBe(202);
+    await page.goto(`${sa.url}/instances/${run.body.instanceId}`);
+    await expect
+      .poll(() => page.locator("h1 .state").textContent(), { timeout: 30_000 })
+      .toContain("FAILURE");
+    await page.getByRole("row", { name: /boom/ }).click();
+    const log = page.getByRole("region", { name: "log" });
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain("the-marker-line");
+    expect(await page.getByRole("complementary").textContent()).toContain("exited with code 3");
+    // The chosen task is in the URL: a reload shows the same panel.
+    await page.reload();
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain("the-marker-line");
+    await shot(page, "failed-task-log");
+  });
+
+  it("stops a running instance after a confirmation", async () => {
+    await api(sa.url, "PUT", "/v1/workflows/console-sleeps", {
+      tasks: [{ code: "nap", type: "SHELL", command: "sleep 60" }],
+    });
+    const run = await api(sa.url, "POST", "/v1/workflows/console-sleeps/runs", {});
+    await page.goto(`${sa.url}/instances/${run.body.instanceId}`);
+    await expect
+      .poll(() => page.locator("table.tasks .state").first().textContent(), { timeout: 30_000 })
+      .toContain("RUNNING");
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "stop" }).click();
+    await expect
+      .poll(() => page.locator("h1 .state").textContent(), { timeout: 30_000 })
+      .toContain("STOPPED");
+    await shot(page, "instance-stopped");
+  });
+
+  it("shows an unknown instance as the API's message, not a blank page", async () => {
+    await page.goto(`${sa.url}/instances/00000000-0000-0000-0000-000000000000`);
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toMatch(/instance .00000000-0000-0000-0000-000000000000.*HTTP 404/);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * A headless Chromium for the console's end-to-end tests: Debian's `chromium` driven by
+ * playwright-core (Playwright's own browser download does not work here). `.ci/run` installs
+ * the package when /usr/bin/chromium is missing; without it the console tests are skipped, and
+ * say so.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { REPO } from "./standalone.js";
+
+/** The browser the tests drive (override with SHOAL_CHROMIUM). */
+export const CHROMIUM = process.env.SHOAL_CHROMIUM ?? "/usr/bin/chromium";
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+/** Where screenshots go (a CI artifact; not committed). */
+export const SHOTS = join(REPO, ".test-artifacts", "console");
+
+/** Builds the console unless console/dist has it (`npm ci` builds it through `prepare`). */
+export function ensureConsoleBuilt(): void {
+  if (existsSync(join(REPO, "console", "dist", "index.html"))) return;
+  execFileSync(
+    process.execPath,
+    [
+      join(REPO, "node_modules", "vite", "bin", "vite.js"),
+      "build",
+      "--config",
+      "console/vite.config.ts",
+      "--logLevel",
+      "warn",
+    ],
+    {
+      cwd: REPO,
+      stdio: "inherit",
+    },
+  );
+}
+
+/** Launches headless Chromium with the flags that work on a machine without a network. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** Saves a screenshot of the page as `<name>.png` under {@link SHOTS}. */
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
