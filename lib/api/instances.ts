@@ -2,18 +2,16 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { currentAttemptCandidates } from "../core/current-attempts.js";
-import { conflict, notFound, validationError } from "../core/errors.js";
+import { conflict, notFound } from "../core/errors.js";
 import { deterministicId } from "../core/ids.js";
 import {
   type CommandType,
-  INSTANCE_STATES,
   type InstanceState,
   isFinalInstanceState,
   isFinalTaskState,
   isWorkerTaskType,
 } from "../core/model.js";
 import { forceSuccessProgress } from "../core/progress.js";
-import { RUN_TYPES } from "../core/run-type.js";
 import { checkName, parseRunRequest } from "../core/validate.js";
 import {
   controlCommand,
@@ -35,7 +33,7 @@ import {
   RESOURCE_ID,
 } from "./http.js";
 import { definitionGone, instanceDefinition, taskIndexOf } from "./instance-definition.js";
-import { instanceDetail, instanceSummary, type LogLink, taskInstance } from "./present.js";
+import { instanceDetail, type LogLink, taskInstance } from "./present.js";
 
 function checkInstanceId(id: string): string {
   if (!RESOURCE_ID.test(id)) throw notFound(`instance '${id.slice(0, 64)}' does not exist`);
@@ -117,33 +115,6 @@ function submittedView(cmd: CommandRecord) {
     params: cmd.run?.params ?? {},
     tasks: [],
   };
-}
-
-export async function listInstances(
-  deps: ApiDeps,
-  event: APIGatewayProxyEventV2,
-): Promise<APIGatewayProxyStructuredResultV2> {
-  const q = query(event);
-  if (q.workflow !== undefined) checkName(q.workflow, "workflow");
-  if (q.state !== undefined && !(INSTANCE_STATES as readonly string[]).includes(q.state)) {
-    throw validationError([
-      { path: "state", message: `must be one of ${INSTANCE_STATES.join(", ")}` },
-    ]);
-  }
-  if (q.runType !== undefined && !(RUN_TYPES as readonly string[]).includes(q.runType)) {
-    throw validationError([{ path: "runType", message: `must be one of ${RUN_TYPES.join(", ")}` }]);
-  }
-  const page = await deps.store.listInstances({
-    ...(q.workflow !== undefined ? { workflow: q.workflow } : {}),
-    ...(q.state !== undefined ? { state: q.state } : {}),
-    ...(q.runType !== undefined ? { runType: q.runType } : {}),
-    limit: parseLimit(q.limit),
-    ...(q.nextToken ? { nextToken: q.nextToken } : {}),
-  });
-  return json(200, {
-    items: page.items.map(instanceSummary),
-    ...(page.nextToken ? { nextToken: page.nextToken } : {}),
-  });
 }
 
 export async function getInstance(

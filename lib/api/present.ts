@@ -1,7 +1,8 @@
 /** Store records → the shapes of docs/api.md (ISO-8601 times, absent fields omitted). */
 
 import { currentAttempts } from "../core/current-attempts.js";
-import { progressCounts } from "../core/progress.js";
+import type { TaskState } from "../core/model.js";
+import { type Progress, progressCounts } from "../core/progress.js";
 import { runTypeOf } from "../core/run-type.js";
 import type {
   InstanceRecord,
@@ -27,17 +28,27 @@ export function workflowSummary(h: WorkflowHead) {
   });
 }
 
+/** A Grid cell of the instance list (`include=tasks`): the current attempt of one task. */
+export interface TaskCell {
+  code: string;
+  state: TaskState;
+  attempt: number;
+}
+
 /**
  * An instance as lists show it (docs/api.md InstanceSummary), plus `scheduleTime` (nominal time of
  * a scheduled, backfilled or sub-workflow run) and `runType` (lib/core/run-type.ts). An item
  * written before `runType` was stored has none in a list (the index holds only the summary);
  * given the whole record, it is derived from the record's origin instead.
+ * @param list what only the list adds (lib/api/instance-list.ts): the instance's `progress`
+ *   (shown as counts) and, with `include=tasks`, its task cells.
  */
 export function instanceSummary(
   i: InstanceSummaryRecord &
     Partial<
       Pick<InstanceRecord, "commandType" | "scheduleId" | "backfillId" | "triggerId" | "parent">
     >,
+  list?: { progress?: Progress | undefined; tasks?: readonly TaskCell[] | undefined },
 ) {
   const whole = i.commandType !== undefined;
   return compact({
@@ -51,6 +62,8 @@ export function instanceSummary(
     endedAt: iso(i.endedAt),
     scheduleTime: iso(i.scheduleTime),
     runType: i.runType ?? (whole ? runTypeOf({ ...i, type: i.commandType }) : undefined),
+    progress: list?.progress ? progressCounts(list.progress) : undefined,
+    tasks: list?.tasks ? [...list.tasks] : undefined,
   });
 }
 

@@ -335,6 +335,7 @@ export interface ShoalApiSchemas {
   Instance?: Instance;
   InstanceProgress?: InstanceProgress;
   TaskInstance?: TaskInstance;
+  InstanceTaskCell?: InstanceTaskCell;
   InstanceAction?: InstanceAction;
   LogPage?: LogPage;
   Explanation?: Explanation;
@@ -483,6 +484,44 @@ export interface InstanceSummary {
    * what started it: MANUAL (a run request), SCHEDULE, BACKFILL, TRIGGER (an event) or SUB_WORKFLOW (a parent's task); absent on instances from before it was recorded
    */
   runType?: "MANUAL" | "SCHEDULE" | "BACKFILL" | "TRIGGER" | "SUB_WORKFLOW";
+  progress?: InstanceProgress;
+  /**
+   * with include=tasks: the current attempt of every task started in the current round, in the definition's task order; absent when the definition version is gone
+   */
+  tasks?: InstanceTaskCell[];
+}
+/**
+ * task counts over the tasks in scope
+ */
+export interface InstanceProgress {
+  done: number;
+  /**
+   * submitted, dispatched, running or waiting for a retry
+   */
+  active: number;
+  /**
+   * failed or killed
+   */
+  failed: number;
+  /**
+   * tasks in scope
+   */
+  total: number;
+}
+export interface InstanceTaskCell {
+  code: string;
+  state:
+    | "SUBMITTED"
+    | "DISPATCHED"
+    | "RUNNING"
+    | "SUCCESS"
+    | "FAILURE"
+    | "KILLED"
+    | "PAUSED"
+    | "NEED_FAULT_TOLERANCE"
+    | "FORCED_SUCCESS"
+    | "SKIPPED";
+  attempt: number;
 }
 /**
  * an instance: its summary's fields, its run settings and progress, and the current attempt of each task; while the dispatcher has not created it, a SUBMITTED stand-in without progress
@@ -584,24 +623,6 @@ export interface Instance {
    * the current attempt of every task started in the current round
    */
   tasks?: TaskInstance[];
-}
-/**
- * task counts over the tasks in scope
- */
-export interface InstanceProgress {
-  done: number;
-  /**
-   * submitted, dispatched, running or waiting for a retry
-   */
-  active: number;
-  /**
-   * failed or killed
-   */
-  failed: number;
-  /**
-   * tasks in scope
-   */
-  total: number;
 }
 /**
  * one attempt of one task; absent fields are omitted

@@ -4,6 +4,8 @@
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { INDEX, TTL_ATTRIBUTE } from "../aws/resources.js";
+import type { Progress } from "../core/progress.js";
+import { batchGet } from "./dynamo-batch.js";
 import {
   expiresAt,
   getConsistent,
@@ -57,8 +59,30 @@ export class DynamoInstances {
     const byWorkflow = q.workflow !== undefined;
     // Filters apply to each page DynamoDB reads: a page may come back short, with a token.
     const filters: string[] = [];
-    if (q.state) filters.push("#s = :s");
-    if (q.runType) filters.push("runType = :rt");
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ":k": byWorkflow ? q.workflow : "I" };
+    if (q.state) {
+      filters.push("#s = :s");
+      names["#s"] = "state";
+      values[":s"] = q.state;
+    }
+    if (q.runType) {
+      filters.push("runType = :rt");
+      values[":rt"] = q.runType;
+    }
+    // A comparison with an absent scheduleTime is false: manual runs drop out of a time range.
+    if (q.scheduledAfter !== undefined) {
+      filters.push("scheduleTime >= :sa");
+      values[":sa"] = q.scheduledAfter;
+    }
+    if (q.scheduledBefore !== undefined) {
+      filters.push("scheduleTime < :sb");
+      values[":sb"] = q.scheduledBefore;
+    }
+    if (q.idContains) {
+      filters.push("contains(instanceId, :id)");
+      values[":id"] = q.idContains;
+    }
     const found = await page(
       this.db,
       {
@@ -66,12 +90,8 @@ export class DynamoInstances {
         IndexName: byWorkflow ? INDEX.instancesByWorkflow : INDEX.instancesByCreated,
         KeyConditionExpression: byWorkflow ? "workflow = :k" : "listKey = :k",
         ...(filters.length > 0 ? { FilterExpression: filters.join(" AND ") } : {}),
-        ...(q.state ? { ExpressionAttributeNames: { "#s": "state" } } : {}),
-        ExpressionAttributeValues: {
-          ":k": byWorkflow ? q.workflow : "I",
-          ...(q.state ? { ":s": q.state } : {}),
-          ...(q.runType ? { ":rt": q.runType } : {}),
-        },
+        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
         ScanIndexForward: false,
       },
       q.limit,
@@ -82,6 +102,25 @@ export class DynamoInstances {
       ...found,
       items: found.items.map((i) => strip<InstanceSummaryRecord>(i, "listKey", "createdKey")),
     };
+  }
+
+  /**
+   * The progress of each instance that exists, from the table itself: the list indexes do not
+   * carry it (the dispatcher rewrites it on every task event; lib/aws/resources.ts).
+   */
+  async getInstancesProgress(instanceIds: readonly string[]): Promise<Map<string, Progress>> {
+    const unique = [...new Set(instanceIds)];
+    const items = await batchGet(
+      this.db,
+      this.table,
+      unique.map((instanceId) => ({ instanceId })),
+      ["instanceId", "progress"],
+    );
+    const out = new Map<string, Progress>();
+    for (const i of items) {
+      if (i.progress) out.set(i.instanceId as string, i.progress as Progress);
+    }
+    return out;
   }
 
   async hasUnfinishedInstances(workflow: string): Promise<boolean> {

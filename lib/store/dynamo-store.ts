@@ -1,6 +1,6 @@
 /**
  * Store on DynamoDB: single-item conditional writes (PutItem/UpdateItem/DeleteItem with a
- * ConditionExpression), GetItem, Query and BatchWriteItem only — no transactions, streams or
+ * ConditionExpression), GetItem, BatchGetItem, Query and BatchWriteItem only — no transactions, streams or
  * PartiQL (DynamoDB Developer Guide, "Condition expressions"). Runs unchanged on dynalite.
  * Finished items may carry a TTL attribute; DynamoDB TTL deletes them on AWS, dynalite ignores it.
  *
@@ -9,6 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ReleaseState, TaskState } from "../core/model.js";
+import type { Progress } from "../core/progress.js";
 import { DynamoCommands } from "./dynamo-commands.js";
 import { DynamoInstances } from "./dynamo-instances.js";
 import { DynamoTasks } from "./dynamo-tasks.js";
@@ -22,7 +23,7 @@ import type {
   TaskInstanceRecord,
   WorkflowHead,
 } from "./records.js";
-import type { ListInstancesQuery, Store } from "./store.js";
+import type { ListInstancesQuery, Store, TaskAttemptKey } from "./store.js";
 
 export { taskKey } from "./dynamo-tasks.js";
 export { MAX_STORED_DEFINITION_BYTES } from "./dynamo-workflows.js";
@@ -139,6 +140,16 @@ export class DynamoStore implements Store {
 
   listInstances(q: ListInstancesQuery): Promise<Page<InstanceSummaryRecord>> {
     return this.instances.listInstances(q);
+  }
+
+  getInstancesProgress(instanceIds: readonly string[]): Promise<Map<string, Progress>> {
+    return this.instances.getInstancesProgress(instanceIds);
+  }
+
+  getTaskStates(
+    keys: readonly TaskAttemptKey[],
+  ): Promise<(TaskAttemptKey & { state: TaskState })[]> {
+    return this.tasks.getTaskStates(keys);
   }
 
   /** Queries the commands table's pending index (START_WORKFLOW commands of `workflow`). */

@@ -12,6 +12,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { INDEX, TTL_ATTRIBUTE } from "../aws/resources.js";
 import { isFinalTaskState, type TaskState } from "../core/model.js";
+import { batchGet } from "./dynamo-batch.js";
 import {
   conditional,
   expiresAt,
@@ -21,6 +22,7 @@ import {
   strip,
 } from "./dynamo-common.js";
 import type { TaskInstanceRecord } from "./records.js";
+import type { TaskAttemptKey } from "./store.js";
 
 /** The leases index's shard of RUNNING attempts (and of failed-over ones until their event is sent). */
 const LEASE_SHARD = "L0";
@@ -95,6 +97,19 @@ export class DynamoTasks {
       ExpressionAttributeValues: { ":i": instanceId },
     });
     return items.map((i) => strip<TaskInstanceRecord>(i, "taskKey", "leaseShard", TTL_ATTRIBUTE));
+  }
+
+  /** The state of each attempt of `keys` that exists, by BatchGetItem (store.ts). */
+  async getTaskStates(
+    keys: readonly TaskAttemptKey[],
+  ): Promise<(TaskAttemptKey & { state: TaskState })[]> {
+    const items = await batchGet(
+      this.db,
+      this.table,
+      keys.map((k) => ({ instanceId: k.instanceId, taskKey: taskKey(k.code, k.attempt) })),
+      ["instanceId", "code", "attempt", "state"],
+    );
+    return items as unknown as (TaskAttemptKey & { state: TaskState })[];
   }
 
   async listAttempts(instanceId: string, code: string): Promise<TaskInstanceRecord[]> {

@@ -4,6 +4,7 @@
  * did not hold instead of throwing, so callers decide what a lost race means.
  */
 import type { ReleaseState, TaskState } from "../core/model.js";
+import type { Progress } from "../core/progress.js";
 import type {
   CommandRecord,
   InstanceRecord,
@@ -19,8 +20,24 @@ export interface ListInstancesQuery {
   state?: string;
   /** Filters each page (like `state`): a page may hold fewer than `limit` items. */
   runType?: string;
+  /** `scheduleTime >= scheduledAfter`, epoch ms; filters each page (like `state`). */
+  scheduledAfter?: number;
+  /** `scheduleTime < scheduledBefore`, epoch ms; filters each page (like `state`). */
+  scheduledBefore?: number;
+  /**
+   * A substring of the instance id, matched as given (ids are lowercase UUIDs: pass it
+   * lowercased for a case-insensitive search); filters each page (like `state`).
+   */
+  idContains?: string;
   limit: number;
   nextToken?: string;
+}
+
+/** One attempt of one task, by key. */
+export interface TaskAttemptKey {
+  instanceId: string;
+  code: string;
+  attempt: number;
 }
 
 export interface Store {
@@ -63,6 +80,11 @@ export interface Store {
   /** Replaces the instance if its stored `rev` is `inst.rev - 1`. */
   updateInstance(inst: InstanceRecord): Promise<boolean>;
   listInstances(q: ListInstancesQuery): Promise<Page<InstanceSummaryRecord>>;
+  /**
+   * The progress of each instance of `instanceIds` that exists, by id (eventually consistent):
+   * one BatchGetItem per 100 ids, charged on the whole items' size.
+   */
+  getInstancesProgress(instanceIds: readonly string[]): Promise<Map<string, Progress>>;
   /** Whether any instance of the workflow is not in a final state. */
   hasUnfinishedInstances(workflow: string): Promise<boolean>;
   /** Whether a START_WORKFLOW command of the workflow waits for the dispatcher. */
@@ -77,6 +99,13 @@ export interface Store {
   ): Promise<TaskInstanceRecord | undefined>;
   /** Every attempt of every task of an instance. */
   listTaskInstances(instanceId: string): Promise<TaskInstanceRecord[]>;
+  /**
+   * The state of each attempt of `keys` that exists (eventually consistent), in no particular
+   * order: one BatchGetItem per 100 keys.
+   */
+  getTaskStates(
+    keys: readonly TaskAttemptKey[],
+  ): Promise<(TaskAttemptKey & { state: TaskState })[]>;
   /** Every attempt of one task, oldest first. */
   listAttempts(instanceId: string, code: string): Promise<TaskInstanceRecord[]>;
   /**

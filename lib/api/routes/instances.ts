@@ -5,6 +5,7 @@
 import { INSTANCE_STATES } from "../../core/model.js";
 import { RUN_TYPES } from "../../core/run-type.js";
 import * as ex from "../explain.js";
+import { listInstances, MAX_LIMIT_WITH_TASKS, MAX_TASK_READS } from "../instance-list.js";
 import * as inst from "../instances.js";
 import * as rd from "../render.js";
 import {
@@ -47,14 +48,34 @@ export const INSTANCE_ROUTES: readonly Route[] = [
       queryParam("workflow", str),
       queryParam("state", enumOf(INSTANCE_STATES)),
       queryParam("runType", enumOf(RUN_TYPES), `what started the instances; ${PER_PAGE_FILTER}`),
+      queryParam(
+        "scheduledAfter",
+        iso,
+        `instances whose scheduleTime is at or after this instant (inclusive; instances without a scheduleTime, such as manual runs, are left out); ${PER_PAGE_FILTER}`,
+      ),
+      queryParam(
+        "scheduledBefore",
+        iso,
+        `instances whose scheduleTime is before this instant (exclusive; later than scheduledAfter); ${PER_PAGE_FILTER}`,
+      ),
+      queryParam(
+        "q",
+        { type: "string", pattern: "^[A-Za-z0-9-]{0,64}$" },
+        `instances whose id contains this, case-insensitively (empty: no search); ${PER_PAGE_FILTER}`,
+      ),
+      queryParam(
+        "include",
+        enumOf(["tasks"]),
+        `tasks: each item also carries \`tasks\`, the state of the current attempt of each task (one BatchGetItem per 100 attempts); limit is then at most ${MAX_LIMIT_WITH_TASKS} and a page reads at most ${MAX_TASK_READS} attempts (400 naming limit beyond)`,
+      ),
       limitParam(),
       tokenParam,
     ],
     responses: {
       200: answer("newest first", page("InstanceSummary")),
-      400: failure("bad filter, limit or token"),
+      400: failure("bad filter, include, limit or token"),
     },
-    handler: (d, _p, e) => inst.listInstances(d, e),
+    handler: (d, _p, e) => listInstances(d, e),
   }),
   route({
     method: "GET",

@@ -73,7 +73,18 @@ const summaryFields: Record<string, JsonSchema> = {
   ),
 };
 
-const InstanceSummary = object(summaryFields, ["instanceId", "workflow", "version", "state"]);
+const InstanceSummary = object(
+  {
+    ...summaryFields,
+    // As the instance's own; absent only for an instance gone (expired) since the page was read.
+    progress: ref("InstanceProgress"),
+    tasks: described(
+      { type: "array", items: ref("InstanceTaskCell") },
+      "with include=tasks: the current attempt of every task started in the current round, in the definition's task order; absent when the definition version is gone",
+    ),
+  },
+  ["instanceId", "workflow", "version", "state"],
+);
 
 // The summary's fields spelled out rather than an allOf of InstanceSummary: the answer checker of
 // the tests (test/helpers/answer-schemas.ts) holds objects closed, which an allOf's parts cannot be.
@@ -274,6 +285,11 @@ export function instanceSchemas(): Record<string, JsonSchema> {
       { description: "task counts over the tasks in scope" },
     ),
     TaskInstance,
+    InstanceTaskCell: object({ code: str, state: enumOf(TASK_STATES), attempt }, [
+      "code",
+      "state",
+      "attempt",
+    ]),
     InstanceAction: object({ instanceId: str, state: enumOf(INSTANCE_STATES) }, [
       "instanceId",
       "state",
