@@ -11,10 +11,19 @@ import type {
   InstanceSummary,
   LogPage,
   TaskInstance,
+  WorkflowDetail,
   WorkflowSummary,
 } from "../../lib/cli/api-types.generated";
 
-export type { Health, Instance, InstanceSummary, LogPage, TaskInstance, WorkflowSummary };
+export type {
+  Health,
+  Instance,
+  InstanceSummary,
+  LogPage,
+  TaskInstance,
+  WorkflowDetail,
+  WorkflowSummary,
+};
 
 /** A page of a paged list (`nextToken` absent on the last page). */
 export interface Page<T> {

@@ -66,6 +66,37 @@ describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
     await shot(page, "instances");
   });
 
+  it("draws the instance's graph and Gantt chart, and a node opens its task", async () => {
+    const run = await api(sa.url, "POST", "/v1/workflows/etl-report/runs", {});
+    await page.goto(`${sa.url}/instances/${run.body.instanceId}?view=graph`);
+    const graph = page.getByRole("figure", { name: /graph of \d+ tasks/ });
+    await expect
+      .poll(() => graph.locator(".dag-node").count(), { timeout: 15_000 })
+      .toBeGreaterThan(3);
+    await expect
+      .poll(() => page.locator("h1 .state").textContent(), { timeout: 30_000 })
+      .toContain("SUCCESS");
+    // Every node turns SUCCESS without a reload.
+    await expect
+      .poll(async () =>
+        (await graph.locator(".dag-node .state").allTextContents()).every((s) =>
+          s.includes("SUCCESS"),
+        ),
+      )
+      .toBe(true);
+    await shot(page, "instance-graph");
+    const first = await graph.locator(".dag-node .dag-code").first().textContent();
+    await graph.locator(".dag-node").first().click();
+    await expect
+      .poll(() => page.getByRole("complementary").locator("h2").textContent())
+      .toBe(first);
+    await page.getByRole("tab", { name: "Gantt" }).click();
+    const gantt = page.getByRole("figure", { name: /Gantt chart of \d+ tasks/ });
+    await expect.poll(() => gantt.locator("rect.bar").count()).toBeGreaterThan(3);
+    expect(await gantt.locator("figcaption").textContent()).toMatch(/Critical path: \S+/);
+    await shot(page, "instance-gantt");
+  });
+
   it("opens a failed task's log", async () => {
     const put = await api(sa.url, "PUT", "/v1/workflows/console-fails", {
       tasks: [

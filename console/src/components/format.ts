@@ -1,4 +1,5 @@
 /** Times and durations as the console's tables show them (the API's instants are ISO-8601 UTC). */
+import { formatDurationBrief } from "../model/time-axis";
 
 /** `2026-11-24 06:00:00` in the browser's zone; `-` for none. */
 export function formatInstant(iso: string | undefined): string {
@@ -16,18 +17,5 @@ export function formatSpan(
 ): string {
   if (!start) return "-";
   const ms = (end ? Date.parse(end) : now) - Date.parse(start);
-  return formatDuration(ms);
-}
-
-/** A duration in ms, briefly (see {@link formatSpan}). */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return "-";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${String(Math.floor(s % 60)).padStart(2, "0")} s`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h ${String(m % 60).padStart(2, "0")} min`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
+  return Number.isFinite(ms) && ms >= 0 ? formatDurationBrief(ms) : "-";
 }

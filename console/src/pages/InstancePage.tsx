@@ -4,16 +4,20 @@
  * log. Live: refreshed every 2 s until the instance is over.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import { api, type Instance } from "../api";
+import { api, type Instance, type WorkflowDetail } from "../api";
 import { ErrorNote } from "../components/ErrorNote";
 import { formatInstant, formatSpan } from "../components/format";
+import { GanttView } from "../components/GanttView";
 import { StateBadge } from "../components/StateBadge";
 import { TaskPanel } from "../components/TaskPanel";
 import { Progress } from "./InstancesPage";
 
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
+/** The graph (React Flow and ELK) loads only when it is shown. */
+const GraphView = lazy(() => import("../components/GraphView"));
+const VIEWS = ["tasks", "graph", "gantt"] as const;
 
 /** Which controls each instance state allows (DolphinScheduler's rules, docs/api.md). */
 const ACTIONS: Record<string, string[]> = {
@@ -38,6 +42,18 @@ export function InstancePage() {
     refetchInterval: (q) => (q.state.data && FINAL.has(q.state.data.state) ? false : 2_000),
   });
   const [acted, setActed] = useState<string>();
+  const view = (VIEWS as readonly string[]).includes(params.get("view") ?? "")
+    ? (params.get("view") as (typeof VIEWS)[number])
+    : "tasks";
+  const definition = useQuery({
+    queryKey: ["definition", inst.data?.workflow, inst.data?.version],
+    queryFn: () =>
+      api<WorkflowDetail>(
+        `/v1/workflows/${encodeURIComponent(inst.data?.workflow ?? "")}?version=${inst.data?.version}`,
+      ),
+    enabled: view !== "tasks" && !!inst.data,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
   const control = useMutation({
     mutationFn: (verb: string) =>
       api(`/v1/instances/${encodeURIComponent(id)}/${verb}`, { method: "POST", body: "{}" }),
@@ -109,40 +125,79 @@ export function InstancePage() {
           {control.error ? <ErrorNote error={control.error} /> : null}
           {acted && !control.error ? <span className="note">{acted}</span> : null}
         </div>
-        <table className="list tasks">
-          <thead>
-            <tr>
-              <th>Task</th>
-              <th>Type</th>
-              <th>State</th>
-              <th>Attempt</th>
-              <th>Started</th>
-              <th>Duration</th>
-              <th>Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {i.tasks?.map((t) => (
-              <tr
-                key={t.code}
-                className={t.code === task ? "chosen" : ""}
-                tabIndex={0}
-                onClick={() => choose(t.code)}
-                onKeyDown={(e) => e.key === "Enter" && choose(t.code)}
-              >
-                <td className="mono">{t.code}</td>
-                <td>{t.type ?? "-"}</td>
-                <td>
-                  <StateBadge state={t.state} />
-                </td>
-                <td>{t.attempt}</td>
-                <td>{formatInstant(t.startedAt)}</td>
-                <td>{formatSpan(t.startedAt, t.endedAt, now)}</td>
-                <td className="error-cell">{t.error ?? ""}</td>
+        <div className="tabs" role="tablist" aria-label="views of the instance">
+          {VIEWS.map((v) => (
+            <button
+              type="button"
+              role="tab"
+              key={v}
+              aria-selected={view === v}
+              onClick={() => {
+                const next = new URLSearchParams(params);
+                next.set("view", v);
+                setParams(next);
+              }}
+            >
+              {v[0]?.toUpperCase() + v.slice(1)}
+            </button>
+          ))}
+        </div>
+        {view !== "tasks" && definition.error ? <ErrorNote error={definition.error} /> : null}
+        {view === "graph" && definition.data ? (
+          <Suspense fallback={<p aria-busy="true">Loading the graph…</p>}>
+            <GraphView
+              tasks={definition.data.tasks}
+              attempts={i.tasks ?? []}
+              {...(task ? { chosen: task } : {})}
+              onChoose={choose}
+            />
+          </Suspense>
+        ) : null}
+        {view === "gantt" && definition.data ? (
+          <GanttView
+            tasks={definition.data.tasks}
+            attempts={i.tasks ?? []}
+            timeZone={Intl.DateTimeFormat().resolvedOptions().timeZone}
+            {...(task ? { chosen: task } : {})}
+            onChoose={choose}
+          />
+        ) : null}
+        {view === "tasks" ? (
+          <table className="list tasks">
+            <thead>
+              <tr>
+                <th>Task</th>
+                <th>Type</th>
+                <th>State</th>
+                <th>Attempt</th>
+                <th>Started</th>
+                <th>Duration</th>
+                <th>Error</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {i.tasks?.map((t) => (
+                <tr
+                  key={t.code}
+                  className={t.code === task ? "chosen" : ""}
+                  tabIndex={0}
+                  onClick={() => choose(t.code)}
+                  onKeyDown={(e) => e.key === "Enter" && choose(t.code)}
+                >
+                  <td className="mono">{t.code}</td>
+                  <td>{t.type ?? "-"}</td>
+                  <td>
+                    <StateBadge state={t.state} />
+                  </td>
+                  <td>{t.attempt}</td>
+                  <td>{formatInstant(t.startedAt)}</td>
+                  <td>{formatSpan(t.startedAt, t.endedAt, now)}</td>
+                  <td className="error-cell">{t.error ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
       </div>
       {task ? (
         <TaskPanel
