@@ -95,6 +95,19 @@ describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
     await expect.poll(() => gantt.locator("rect.bar").count()).toBeGreaterThan(3);
     expect(await gantt.locator("figcaption").textContent()).toMatch(/Critical path: \S+/);
     await shot(page, "instance-gantt");
+    // The grid: the workflow's last runs × its tasks; the number of runs is remembered.
+    await page.getByRole("tab", { name: "Grid" }).click();
+    const grid = page.getByRole("figure", { name: /grid of \d+ runs/ });
+    await expect.poll(() => grid.locator("button.cell").count()).toBeGreaterThan(7);
+    await grid.getByLabel("runs shown").selectOption("10");
+    await page.reload();
+    await expect.poll(() => grid.getByLabel("runs shown").inputValue()).toBe("10");
+    const cells = await grid
+      .locator("td.current button.cell")
+      .evaluateAll((b) => b.map((x) => x.getAttribute("aria-label") ?? ""));
+    expect(cells.length).toBeGreaterThan(3);
+    expect(cells.every((c) => c.endsWith("SUCCESS"))).toBe(true);
+    await shot(page, "instance-grid");
   });
 
   it("opens a failed task's log", async () => {

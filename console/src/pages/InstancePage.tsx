@@ -10,6 +10,7 @@ import { api, type Instance, type WorkflowDetail } from "../api";
 import { ErrorNote } from "../components/ErrorNote";
 import { formatInstant, formatSpan } from "../components/format";
 import { GanttView } from "../components/GanttView";
+import { GridView } from "../components/GridView";
 import { StateBadge } from "../components/StateBadge";
 import { TaskPanel } from "../components/TaskPanel";
 import { Progress } from "./InstancesPage";
@@ -17,7 +18,7 @@ import { Progress } from "./InstancesPage";
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
 /** The graph (React Flow and ELK) loads only when it is shown. */
 const GraphView = lazy(() => import("../components/GraphView"));
-const VIEWS = ["tasks", "graph", "gantt"] as const;
+const VIEWS = ["tasks", "graph", "gantt", "grid"] as const;
 
 /** Which controls each instance state allows (DolphinScheduler's rules, docs/api.md). */
 const ACTIONS: Record<string, string[]> = {
@@ -160,6 +161,14 @@ export function InstancePage() {
             timeZone={Intl.DateTimeFormat().resolvedOptions().timeZone}
             {...(task ? { chosen: task } : {})}
             onChoose={choose}
+          />
+        ) : null}
+        {view === "grid" && definition.data ? (
+          <GridView
+            workflow={i.workflow}
+            current={i.instanceId}
+            tasks={definition.data.tasks}
+            live={!FINAL.has(i.state)}
           />
         ) : null}
         {view === "tasks" ? (
