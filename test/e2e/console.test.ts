@@ -110,6 +110,24 @@ describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
     await shot(page, "instance-grid");
   });
 
+  it("filters the list from the URL, and shows a refused filter as the API's message", async () => {
+    const run = await api(sa.url, "POST", "/v1/workflows/etl-report/runs", {});
+    const id = run.body.instanceId as string;
+    await page.goto(`${sa.url}/instances`);
+    const search = page.getByLabel("Id contains");
+    await search.fill(id.slice(0, 8));
+    await search.press("Enter");
+    await page.waitForURL(new RegExp(`q=${id.slice(0, 8)}`));
+    await expect
+      .poll(() => page.locator("table.list tbody tr").count(), { timeout: 10_000 })
+      .toBe(1);
+    expect(await page.locator("table.list tbody tr a").first().textContent()).toBe(id.slice(0, 8));
+    await page.goto(`${sa.url}/instances?q=${encodeURIComponent("no spaces!")}`);
+    await expect
+      .poll(() => page.getByRole("alert").textContent(), { timeout: 10_000 })
+      .toMatch(/q.*HTTP 400/);
+  });
+
   it("opens a failed task's log", async () => {
     const put = await api(sa.url, "PUT", "/v1/workflows/console-fails", {
       tasks: [

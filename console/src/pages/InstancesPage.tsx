@@ -23,9 +23,14 @@ const STATES = [
 const RUN_TYPES = ["MANUAL", "SCHEDULE", "BACKFILL", "TRIGGER", "SUB_WORKFLOW"];
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
 
-/** Progress as list items carry it when the API has it (done/total). */
-type WithProgress = InstanceSummary & {
-  progress?: { done: number; active: number; failed: number; total: number };
+/** `datetime-local` input value (the browser's zone) ↔ the API's ISO-8601 instant. */
+const toInstant = (local: string) => (local ? new Date(local).toISOString() : "");
+const toLocal = (iso: string | undefined) => {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? ""
+    : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
 export function InstancesPage() {
@@ -34,12 +39,15 @@ export function InstancesPage() {
     workflow: params.get("workflow") ?? undefined,
     state: params.get("state") ?? undefined,
     runType: params.get("runType") ?? undefined,
+    scheduledAfter: params.get("scheduledAfter") ?? undefined,
+    scheduledBefore: params.get("scheduledBefore") ?? undefined,
+    q: params.get("q") ?? undefined,
     nextToken: params.get("page") ?? undefined,
     limit: "50",
   };
   const list = useQuery({
     queryKey: ["instances", filter],
-    queryFn: () => api<Page<WithProgress>>(withQuery("/v1/instances", filter)),
+    queryFn: () => api<Page<InstanceSummary>>(withQuery("/v1/instances", filter)),
     // Live while anything shown is not over; slow otherwise (and never in a hidden tab).
     refetchInterval: (q) => (q.state.data?.items.some((i) => !FINAL.has(i.state)) ? 2_000 : 15_000),
   });
@@ -84,6 +92,34 @@ export function InstancesPage() {
               <option key={s}>{s}</option>
             ))}
           </select>
+        </label>
+        <label>
+          Scheduled from{" "}
+          <input
+            type="datetime-local"
+            name="scheduledAfter"
+            value={toLocal(filter.scheduledAfter)}
+            onChange={(e) => set("scheduledAfter", toInstant(e.currentTarget.value))}
+          />
+        </label>
+        <label>
+          to{" "}
+          <input
+            type="datetime-local"
+            name="scheduledBefore"
+            value={toLocal(filter.scheduledBefore)}
+            onChange={(e) => set("scheduledBefore", toInstant(e.currentTarget.value))}
+          />
+        </label>
+        <label>
+          Id contains{" "}
+          <input
+            name="q"
+            size={10}
+            defaultValue={filter.q ?? ""}
+            onBlur={(e) => set("q", e.currentTarget.value.trim())}
+            onKeyDown={(e) => e.key === "Enter" && set("q", e.currentTarget.value.trim())}
+          />
         </label>
       </form>
       {list.error ? <ErrorNote error={list.error} /> : null}
