@@ -5,22 +5,15 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
+import { INSTANCE_STATES } from "../../../lib/core/model.js";
+import { RUN_TYPES } from "../../../lib/core/run-type.js";
 import { api, type InstanceSummary, type Page, withQuery } from "../api";
 import { ErrorNote } from "../components/ErrorNote";
 import { formatInstant, formatSpan } from "../components/format";
 import { StateBadge } from "../components/StateBadge";
 
-const STATES = [
-  "SUBMITTED",
-  "RUNNING",
-  "PAUSING",
-  "PAUSED",
-  "STOPPING",
-  "STOPPED",
-  "SUCCESS",
-  "FAILURE",
-];
-const RUN_TYPES = ["MANUAL", "SCHEDULE", "BACKFILL", "TRIGGER", "SUB_WORKFLOW"];
+// The lists the API validates against (lib/core is pure, so it runs in the browser too).
+const STATES = INSTANCE_STATES;
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
 
 /** `datetime-local` input value (the browser's zone) ↔ the API's ISO-8601 instant. */
