@@ -150,6 +150,14 @@ describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
     await page.reload();
     await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain("the-marker-line");
     await shot(page, "failed-task-log");
+    // Force success, confirmed: the attempt becomes FORCED_SUCCESS.
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "force success" }).click();
+    await expect
+      .poll(() => page.getByRole("complementary").locator("table .state").first().textContent(), {
+        timeout: 10_000,
+      })
+      .toContain("FORCED SUCCESS");
   });
 
   it("stops a running instance after a confirmation", async () => {

@@ -3,7 +3,7 @@
  * of the chosen attempt, paged through the API (`nextToken`) so a long log is never loaded whole,
  * and followed while the attempt runs.
  */
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api, type LogPage, type Page, type TaskInstance, withQuery } from "../api";
 import { ErrorNote } from "./ErrorNote";
@@ -21,10 +21,13 @@ const FINAL_TASK = new Set([
 
 export function TaskPanel(props: {
   instanceId: string;
+  /** The instance's state: force-success needs FAILURE or STOPPED. */
+  instanceState: string;
   code: string;
   live: boolean;
   onClose: () => void;
 }) {
+  const client = useQueryClient();
   const base = `/v1/instances/${encodeURIComponent(props.instanceId)}/tasks/${encodeURIComponent(props.code)}`;
   const attempts = useQuery({
     queryKey: ["attempts", props.instanceId, props.code],
@@ -35,7 +38,21 @@ export function TaskPanel(props: {
   const list = attempts.data?.items ?? [];
   const attempt = chosen ?? list.at(-1)?.attempt;
   const current = list.find((a) => a.attempt === attempt);
+  const latest = list.at(-1);
   const now = Date.now();
+  // DolphinScheduler's "force success": the latest attempt of a failed or killed task of an
+  // instance that is over; a later recover-failed goes on after it.
+  const forcible =
+    !!latest &&
+    (latest.state === "FAILURE" || latest.state === "KILLED") &&
+    (props.instanceState === "FAILURE" || props.instanceState === "STOPPED");
+  const force = useMutation({
+    mutationFn: () => api<TaskInstance>(`${base}/force-success`, { method: "POST", body: "{}" }),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ["attempts", props.instanceId, props.code] });
+      void client.invalidateQueries({ queryKey: ["instance", props.instanceId] });
+    },
+  });
   return (
     <aside className="panel" aria-label={`task ${props.code}`}>
       <header>
@@ -75,6 +92,21 @@ export function TaskPanel(props: {
           ))}
         </tbody>
       </table>
+      {forcible ? (
+        <div className="controls">
+          <button
+            type="button"
+            disabled={force.isPending}
+            onClick={() => {
+              if (window.confirm(`Mark task ${props.code} as succeeded (FORCED_SUCCESS)?`))
+                force.mutate();
+            }}
+          >
+            force success
+          </button>
+          {force.error ? <ErrorNote error={force.error} /> : null}
+        </div>
+      ) : null}
       {current ? (
         <dl className="facts">
           <dt>Submitted</dt>

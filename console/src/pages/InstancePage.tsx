@@ -211,6 +211,7 @@ export function InstancePage() {
       {task ? (
         <TaskPanel
           instanceId={i.instanceId}
+          instanceState={i.state}
           code={task}
           live={!FINAL.has(i.state)}
           onClose={() => {
