@@ -108,6 +108,7 @@ export default function GraphView(props: {
 }) {
   const [positions, setPositions] = useState<Map<string, { x: number; y: number }>>();
   const [error, setError] = useState<string>();
+  const [layoutMs, setLayoutMs] = useState<number>();
   const { tasks, onLaidOut } = props;
   useEffect(() => {
     let live = true;
@@ -116,7 +117,9 @@ export default function GraphView(props: {
       .then((p) => {
         if (!live) return;
         setPositions(p);
-        onLaidOut?.(performance.now() - t0);
+        const ms = performance.now() - t0;
+        setLayoutMs(ms);
+        onLaidOut?.(ms);
       })
       .catch((e) => live && setError(String(e?.message ?? e)));
     return () => {
@@ -168,7 +171,11 @@ export default function GraphView(props: {
     );
   if (!positions) return <p aria-busy="true">Laying out {tasks.length} tasks…</p>;
   return (
-    <figure className="graph" aria-label={`graph of ${tasks.length} tasks`}>
+    <figure
+      className="graph"
+      aria-label={`graph of ${tasks.length} tasks`}
+      data-layout-ms={layoutMs === undefined ? undefined : Math.round(layoutMs)}
+    >
       <ReactFlow
         nodes={nodes}
         edges={edges}
