@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { SQSBatchResponse, SQSRecord } from "aws-lambda";
-import { isFinalTaskState, type TaskState } from "../core/model.js";
+import { isFinalTaskState } from "../core/model.js";
 import { OutParams, parseSetValues } from "../core/out-params.js";
 import { ParamError, paramsToEnv } from "../core/params.js";
 import type { TaskLogs, TaskLogWriter } from "../logs/task-log.js";
@@ -27,8 +27,9 @@ import { dryRunOutcome, renderingLines, renderTask } from "../tasks/render-task.
 import { runShell } from "../tasks/shell.js";
 import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
-import { retryWhileUnreachable, type STORE_RETRY_MS } from "./store-retry.js";
+import type { STORE_RETRY_MS } from "./store-retry.js";
 import { WorkerHousekeeping } from "./worker-housekeeping.js";
+import { AttemptReporter, type TASK_EVENT_DUE_MS } from "./worker-report.js";
 
 export interface WorkerDeps {
   store: Store;
@@ -67,12 +68,6 @@ export interface WorkerDeps {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
-/**
- * Default {@link WorkerDeps.taskEventDueMs}: a send takes milliseconds, and SDK retries a few
- * seconds; past this the worker is taken for dead (or SQS for out) and the sweeper re-sends.
- */
-export const TASK_EVENT_DUE_MS = 5_000;
-
 const PLUGINS: Record<string, TaskPlugin> = {
   SHELL: runShell,
   HTTP: runHttp,
@@ -90,10 +85,12 @@ export class Worker {
   private shuttingDown = false;
   private readonly running = new Set<AbortController>();
   private readonly housekeeping: WorkerHousekeeping;
+  private readonly reporter: AttemptReporter;
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.housekeeping = new WorkerHousekeeping(deps);
+    this.reporter = new AttemptReporter(deps, this.id);
   }
 
   /**
@@ -174,8 +171,9 @@ export class Worker {
       // have been lost with a crashed worker: sending it again is harmless.
       const existing = await store.getTaskInstance(msg.instanceId, msg.code, msg.attempt);
       if (existing && isFinalTaskState(existing.state)) {
-        await this.emit(msg, existing.state, existing.outputs);
-        if (existing.leaseExpiresAt !== undefined) await this.eventSent(msg, existing.state);
+        await this.reporter.emit(msg, existing.state, existing.outputs);
+        if (existing.leaseExpiresAt !== undefined)
+          await this.reporter.eventSent(msg, existing.state);
       }
       return;
     }
@@ -185,122 +183,12 @@ export class Worker {
     let result: TaskResult | "lost" | "shutdown" | undefined;
     try {
       result = await this.run(msg, record, attempt);
-      await this.report(msg, result);
+      await this.reporter.report(msg, result);
     } finally {
       // After the report: the next task does not wait for the file system.
       const ok = typeof result === "object" && result.state === "SUCCESS";
       await this.housekeeping.ended(msg, attempt, ok);
     }
-  }
-
-  /** Writes the attempt's result (conditioned on still holding it) and emits its event. */
-  private async report(msg: TaskMessage, result: TaskResult | "lost" | "shutdown") {
-    const { store } = this.deps;
-    const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
-    if (result === "lost") return;
-    if (result === "shutdown") {
-      // Report the attempt for failover now rather than after its lease runs out: the
-      // dispatcher starts a new attempt (not counted against retries) as soon as it hears.
-      const endedAt = this.deps.now();
-      const handedBack = await this.durably(key, () =>
-        store.updateTask(
-          key,
-          ["RUNNING"],
-          {
-            state: "NEED_FAULT_TOLERANCE",
-            endedAt,
-            error: `worker ${this.id} shut down`,
-            leaseExpiresAt: this.eventDueAt(endedAt),
-          },
-          { worker: this.id },
-        ),
-      );
-      if (handedBack) {
-        await this.emit(msg, "NEED_FAULT_TOLERANCE");
-        await this.eventSent(msg, "NEED_FAULT_TOLERANCE");
-      }
-      return;
-    }
-    // The attempt stays in the leases index until its event is sent (the outbox): should this
-    // worker die or SQS fail before that, the sweeper sends it once the deadline passes.
-    const endedAt = this.deps.now();
-    const done = await this.durably(key, () =>
-      store.updateTask(
-        key,
-        ["RUNNING"],
-        {
-          state: result.state,
-          endedAt,
-          leaseExpiresAt: this.eventDueAt(endedAt),
-          ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-          ...(result.error ? { error: result.error } : {}),
-          ...(result.outputs && Object.keys(result.outputs).length > 0
-            ? { outputs: result.outputs }
-            : {}),
-        },
-        { worker: this.id },
-      ),
-    );
-    // A result nobody accepted (lease lost meanwhile) is dropped: a newer attempt owns the task.
-    if (!done) return;
-    await this.emit(msg, result.state, result.outputs);
-    await this.eventSent(msg, result.state);
-  }
-
-  /**
-   * A result write, tried again while the store is out of reach (lib/engine/store-retry.ts): a
-   * task that ran to its end is not run again because its result could not be written at once.
-   */
-  private durably<T>(
-    key: { instanceId: string; code: string; attempt: number },
-    write: () => Promise<T>,
-  ): Promise<T> {
-    const { log } = this.deps;
-    return retryWhileUnreachable(write, {
-      now: this.deps.now,
-      ...(this.deps.resultWriteRetryMs !== undefined
-        ? { retryMs: this.deps.resultWriteRetryMs }
-        : {}),
-      onRetry: (e) =>
-        log?.("worker: result not recorded yet, trying again", { ...key, error: String(e) }),
-      onLanded: (tries) =>
-        log?.("worker: result recorded after the store came back", { ...key, tries }),
-    });
-  }
-
-  /** When the task event of an attempt that ended at `endedAt` (epoch ms) counts as lost. */
-  private eventDueAt(endedAt: number): number {
-    return endedAt + (this.deps.taskEventDueMs ?? TASK_EVENT_DUE_MS);
-  }
-
-  /**
-   * Takes an attempt whose event was sent out of the leases index (the outbox entry is done).
-   * Conditioned on its final state, so it never touches a newer write. A failure only costs a
-   * duplicate event from the sweeper, which the dispatcher ignores: logged, not thrown.
-   */
-  private async eventSent(msg: TaskMessage, state: TaskState): Promise<void> {
-    const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
-    try {
-      await this.deps.store.updateTask(key, [state], {}, { removeLease: true });
-    } catch (e) {
-      this.deps.log?.("worker: sent task event not cleared, the sweeper will send it again", {
-        ...key,
-        error: String(e),
-      });
-    }
-  }
-
-  private emit(msg: TaskMessage, state: TaskState, outputs?: Record<string, string>) {
-    return this.deps.queues.sendToDispatcher([
-      {
-        kind: "task",
-        instanceId: msg.instanceId,
-        code: msg.code,
-        attempt: msg.attempt,
-        state,
-        ...(outputs && Object.keys(outputs).length > 0 ? { outputs } : {}),
-      },
-    ]);
   }
 
   /**
