@@ -4,16 +4,7 @@
  * Response shapes are the types generated from the OpenAPI document (lib/cli/api-types.generated.ts),
  * never copied by hand.
  */
-import type {
-  ErrorBody,
-  Health,
-  Instance,
-  InstanceSummary,
-  LogPage,
-  TaskInstance,
-  WorkflowDetail,
-  WorkflowSummary,
-} from "../../lib/cli/api-types.generated";
+import type { ErrorBody } from "../../lib/cli/api-types.generated";
 
 export type {
   Health,
@@ -23,7 +14,7 @@ export type {
   TaskInstance,
   WorkflowDetail,
   WorkflowSummary,
-};
+} from "../../lib/cli/api-types.generated";
 
 /** A page of a paged list (`nextToken` absent on the last page). */
 export interface Page<T> {

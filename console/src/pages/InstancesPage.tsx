@@ -56,36 +56,15 @@ export function InstancesPage() {
     <main>
       <h1>Instances</h1>
       <form className="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Workflow{" "}
-          <input
-            name="workflow"
-            defaultValue={filter.workflow ?? ""}
-            onBlur={(e) => set("workflow", e.currentTarget.value.trim())}
-            onKeyDown={(e) => e.key === "Enter" && set("workflow", e.currentTarget.value.trim())}
-          />
-        </label>
-        <label>
-          State{" "}
-          <select value={filter.state ?? ""} onChange={(e) => set("state", e.currentTarget.value)}>
-            <option value="">any</option>
-            {STATES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Run type{" "}
-          <select
-            value={filter.runType ?? ""}
-            onChange={(e) => set("runType", e.currentTarget.value)}
-          >
-            <option value="">any</option>
-            {RUN_TYPES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
+        <TextFilter label="Workflow" name="workflow" value={filter.workflow} set={set} />
+        <ChoiceFilter label="State" name="state" value={filter.state} choices={STATES} set={set} />
+        <ChoiceFilter
+          label="Run type"
+          name="runType"
+          value={filter.runType}
+          choices={RUN_TYPES}
+          set={set}
+        />
         <label>
           Scheduled from{" "}
           <input
@@ -104,16 +83,7 @@ export function InstancesPage() {
             onChange={(e) => set("scheduledBefore", toInstant(e.currentTarget.value))}
           />
         </label>
-        <label>
-          Id contains{" "}
-          <input
-            name="q"
-            size={10}
-            defaultValue={filter.q ?? ""}
-            onBlur={(e) => set("q", e.currentTarget.value.trim())}
-            onKeyDown={(e) => e.key === "Enter" && set("q", e.currentTarget.value.trim())}
-          />
-        </label>
+        <TextFilter label="Id contains" name="q" value={filter.q} set={set} size={10} />
       </form>
       {list.error ? <ErrorNote error={list.error} /> : null}
       <table className="list">
@@ -167,6 +137,50 @@ export function InstancesPage() {
         </p>
       ) : null}
     </main>
+  );
+}
+
+/** A text filter: applied when the field is left or Enter is pressed. */
+function TextFilter(p: {
+  label: string;
+  name: string;
+  value: string | undefined;
+  set: (name: string, value: string) => void;
+  size?: number;
+}) {
+  const apply = (v: string) => p.set(p.name, v.trim());
+  return (
+    <label>
+      {p.label}{" "}
+      <input
+        name={p.name}
+        size={p.size}
+        defaultValue={p.value ?? ""}
+        onBlur={(e) => apply(e.currentTarget.value)}
+        onKeyDown={(e) => e.key === "Enter" && apply(e.currentTarget.value)}
+      />
+    </label>
+  );
+}
+
+/** A filter on one of a fixed list of values, or any. */
+function ChoiceFilter(p: {
+  label: string;
+  name: string;
+  value: string | undefined;
+  choices: readonly string[];
+  set: (name: string, value: string) => void;
+}) {
+  return (
+    <label>
+      {p.label}{" "}
+      <select value={p.value ?? ""} onChange={(e) => p.set(p.name, e.currentTarget.value)}>
+        <option value="">any</option>
+        {p.choices.map((c) => (
+          <option key={c}>{c}</option>
+        ))}
+      </select>
+    </label>
   );
 }
 
