@@ -5,8 +5,16 @@ import { createRoot } from "react-dom/client";
 import { BrowserRouter, Navigate, Route, Routes } from "react-router";
 import { ApiError } from "./api";
 import { Header } from "./components/Header";
+import { BackfillPage } from "./pages/BackfillPage";
+import { BackfillsPage } from "./pages/BackfillsPage";
+import { EventsPage } from "./pages/EventsPage";
 import { InstancePage } from "./pages/InstancePage";
 import { InstancesPage } from "./pages/InstancesPage";
+import { SchedulePage } from "./pages/SchedulePage";
+import { SchedulesPage } from "./pages/SchedulesPage";
+import { TaskGroupsPage } from "./pages/TaskGroupsPage";
+import { TriggersPage } from "./pages/TriggersPage";
+import { WorkflowPage } from "./pages/WorkflowPage";
 import { WorkflowsPage } from "./pages/WorkflowsPage";
 import "./styles.css";
 
@@ -42,6 +50,14 @@ createRoot(document.getElementById("root") as HTMLElement).render(
           <Route path="/instances" element={<InstancesPage />} />
           <Route path="/instances/:id" element={<InstancePage />} />
           <Route path="/workflows" element={<WorkflowsPage />} />
+          <Route path="/workflows/:name" element={<WorkflowPage />} />
+          <Route path="/schedules" element={<SchedulesPage />} />
+          <Route path="/schedules/:id" element={<SchedulePage />} />
+          <Route path="/backfills" element={<BackfillsPage />} />
+          <Route path="/backfills/:id" element={<BackfillPage />} />
+          <Route path="/triggers" element={<TriggersPage />} />
+          <Route path="/task-groups" element={<TaskGroupsPage />} />
+          <Route path="/events" element={<EventsPage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </BrowserRouter>

@@ -299,7 +299,8 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       ({ server, port } = await startHttpServer(
         opts.port,
         (event) => handleApiRequest(runtime.api, event),
-        { log, console: consoleFiles() },
+        // SHOAL_CONSOLE_DIR serves another build of the console (a development convenience).
+        { log, console: consoleFiles(process.env.SHOAL_CONSOLE_DIR || undefined) },
       ));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {

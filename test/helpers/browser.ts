@@ -18,7 +18,10 @@ export const SHOTS = join(REPO, ".test-artifacts", "console");
 
 /** Builds the console unless console/dist has it (`npm ci` builds it through `prepare`). */
 export function ensureConsoleBuilt(): void {
-  if (existsSync(join(REPO, "console", "dist", "index.html"))) return;
+  // SHOAL_CONSOLE_DIR: a build of its own (standalone serves it too), so that two builds at
+  // once do not overwrite each other's files.
+  const dir = process.env.SHOAL_CONSOLE_DIR || join(REPO, "console", "dist");
+  if (existsSync(join(dir, "index.html"))) return;
   execFileSync(
     process.execPath,
     [
@@ -28,6 +31,9 @@ export function ensureConsoleBuilt(): void {
       "console/vite.config.ts",
       "--logLevel",
       "warn",
+      "--outDir",
+      dir,
+      "--emptyOutDir",
     ],
     {
       cwd: REPO,

@@ -23,6 +23,11 @@ export function Header() {
       <nav aria-label="main">
         <NavLink to="/instances">Instances</NavLink>
         <NavLink to="/workflows">Workflows</NavLink>
+        <NavLink to="/schedules">Schedules</NavLink>
+        <NavLink to="/backfills">Backfills</NavLink>
+        <NavLink to="/triggers">Triggers</NavLink>
+        <NavLink to="/task-groups">Task groups</NavLink>
+        <NavLink to="/events">Events</NavLink>
       </nav>
       <span className="endpoint" title="the API this console talks to">
         {window.location.origin}/v1

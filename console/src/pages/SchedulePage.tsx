@@ -1,0 +1,8 @@
+/** A schedule (being built). */
+export function SchedulePage() {
+  return (
+    <main>
+      <h1>A schedule</h1>
+    </main>
+  );
+}

@@ -1,0 +1,8 @@
+/** A workflow (being built). */
+export function WorkflowPage() {
+  return (
+    <main>
+      <h1>A workflow</h1>
+    </main>
+  );
+}
