@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { currentAttemptCandidates } from "../core/current-attempts.js";
-import { conflict, notFound } from "../core/errors.js";
+import { conflict, notFound, validationError } from "../core/errors.js";
 import { deterministicId } from "../core/ids.js";
 import {
   type CommandType,
@@ -117,19 +117,34 @@ function submittedView(cmd: CommandRecord) {
   };
 }
 
+/**
+ * GET /v1/instances/{id} → 200 Instance. With `include=attempts` the answer also carries
+ * `attempts`: every attempt of every task, of every round (reruns, retries, failovers), in the
+ * definition's task order then by attempt number, as the console's Gantt draws them. They come from
+ * the same read as `tasks` (one Query of the instance's attempts), so the include costs no more
+ * reads. At most MAX_DETAIL_ATTEMPTS (present.ts), the most recently submitted ones.
+ * @throws RequestError ValidationError naming `include` for anything but `attempts`; NotFound.
+ */
 export async function getInstance(
   deps: ApiDeps,
   id: string,
+  event?: APIGatewayProxyEventV2,
 ): Promise<APIGatewayProxyStructuredResultV2> {
+  const include = event ? query(event).include : undefined;
+  if (include !== undefined && include !== "attempts") {
+    throw validationError([{ path: "include", message: "must be 'attempts'" }]);
+  }
   const found = await loadInstance(deps, id);
-  if (!isInstance(found)) return json(200, submittedView(found));
+  if (!isInstance(found)) {
+    return json(200, { ...submittedView(found), ...(include ? { attempts: [] } : {}) });
+  }
   // The definition from the process's cache: `--wait` polls this every 500 ms.
   const [tasks, stored] = await Promise.all([
     deps.store.listTaskInstances(id),
     instanceDefinition(deps, found.workflow, found.version),
   ]);
   const codes = stored?.definition.tasks.map((t) => t.code);
-  return json(200, instanceDetail(found, tasks, logLink(deps), codes));
+  return json(200, instanceDetail(found, tasks, logLink(deps), codes, include === "attempts"));
 }
 
 /**

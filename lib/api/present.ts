@@ -118,6 +118,7 @@ export function instanceDetail(
   tasks: TaskInstanceRecord[],
   link?: LogLink,
   codes?: readonly string[],
+  withAttempts = false,
 ) {
   const current = codes ? currentAttempts(i.progress, codes, tasks) : latestAttempts(tasks);
   return compact({
@@ -143,5 +144,32 @@ export function instanceDetail(
     tasks: current
       .sort((a, b) => a.submittedAt - b.submittedAt || (a.code < b.code ? -1 : 1))
       .map((t) => taskInstance(t, link)),
+    ...(withAttempts ? allAttempts(tasks, codes, link) : {}),
   });
+}
+
+/** Most attempts `include=attempts` lists (the newest are kept; `attemptsOmitted` counts the rest). */
+export const MAX_DETAIL_ATTEMPTS = 5_000;
+
+/** `include=attempts`: every attempt, in task order (the definition's, else by code) then attempt number, capped. */
+function allAttempts(
+  tasks: readonly TaskInstanceRecord[],
+  codes: readonly string[] | undefined,
+  link: LogLink | undefined,
+) {
+  const newest = [...tasks].sort((a, b) => b.submittedAt - a.submittedAt);
+  const kept = newest.slice(0, MAX_DETAIL_ATTEMPTS);
+  const order = new Map((codes ?? []).map((c, i) => [c, i]));
+  const rank = (code: string) => order.get(code) ?? Number.MAX_SAFE_INTEGER;
+  kept.sort(
+    (a, b) =>
+      rank(a.code) - rank(b.code) ||
+      (a.code < b.code ? -1 : a.code > b.code ? 1 : 0) ||
+      a.attempt - b.attempt,
+  );
+  const omitted = newest.length - kept.length;
+  return {
+    attempts: kept.map((t) => taskInstance(t, link)),
+    ...(omitted > 0 ? { attemptsOmitted: omitted } : {}),
+  };
 }

@@ -623,6 +623,14 @@ export interface Instance {
    * the current attempt of every task started in the current round
    */
   tasks?: TaskInstance[];
+  /**
+   * with include=attempts: every attempt of every task of every round, in task order then attempt number
+   */
+  attempts?: TaskInstance[];
+  /**
+   * with include=attempts: how many older attempts were left out (beyond the cap)
+   */
+  attemptsOmitted?: number;
 }
 /**
  * one attempt of one task; absent fields are omitted

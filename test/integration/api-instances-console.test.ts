@@ -119,6 +119,36 @@ describe("progress and include=tasks", () => {
     expect(item.progress).toEqual({ done: 0, active: 1, failed: 0, total: 1 });
   });
 
+  it("the detail's include=attempts: every attempt of every round, in task order (the Gantt's)", async () => {
+    await createWorkflow("gantt-rounds", twoTasks());
+    const id = await startRun("gantt-rounds");
+    await startInstance(id);
+    expect((await runNextTask(id)).state).toBe("SUCCESS");
+    expect((await runNextTask(id)).state).toBe("SUCCESS");
+    await control(id, "rerun");
+    const r = await get(`/v1/instances/${id}?include=attempts`);
+    expect(r.status, r.text).toBe(200);
+    expect((r.body.attempts as Item[]).map((a) => `${a.code}#${a.attempt}`)).toEqual([
+      "extract#1",
+      "extract#2",
+      "load#1",
+    ]);
+    expect(r.body.attemptsOmitted).toBeUndefined();
+    // The current round's attempts stay what `tasks` says, without the include too.
+    expect((r.body.tasks as Item[]).map((t) => `${t.code}#${t.attempt}`)).toEqual(["extract#2"]);
+    expect((await get(`/v1/instances/${id}`)).body.attempts).toBeUndefined();
+    // A run the dispatcher has not picked up: none yet.
+    expect((await get(`/v1/instances/${submitted}?include=attempts`)).body.attempts).toEqual([]);
+    for (const bad of ["tasks", "", "ATTEMPTS"]) {
+      expectError(
+        await get(`/v1/instances/${id}?include=${encodeURIComponent(bad)}`),
+        400,
+        "ValidationError",
+        { path: "include" },
+      );
+    }
+  });
+
   it("include=tasks bounds limit to 100: 101 → 400 naming limit; other include values → 400", async () => {
     expect((await get("/v1/instances?include=tasks&limit=100")).status).toBe(200);
     expectError(await get("/v1/instances?include=tasks&limit=101"), 400, "ValidationError", {

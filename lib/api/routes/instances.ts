@@ -7,6 +7,7 @@ import { RUN_TYPES } from "../../core/run-type.js";
 import * as ex from "../explain.js";
 import { listInstances, MAX_LIMIT_WITH_TASKS, MAX_TASK_READS } from "../instance-list.js";
 import * as inst from "../instances.js";
+import { MAX_DETAIL_ATTEMPTS } from "../present.js";
 import * as rd from "../render.js";
 import {
   answer,
@@ -81,11 +82,19 @@ export const INSTANCE_ROUTES: readonly Route[] = [
     method: "GET",
     path: "/v1/instances/{id}",
     operationId: "getInstance",
+    query: [
+      queryParam(
+        "include",
+        enumOf(["attempts"]),
+        `attempts: the answer also carries \`attempts\`, every attempt of every task of every round, in task order then attempt number (at most ${MAX_DETAIL_ATTEMPTS}, the newest; \`attemptsOmitted\` counts the others)`,
+      ),
+    ],
     responses: {
       200: answer("the instance and the current attempt of every task", "Instance"),
+      400: failure("bad include"),
       404: failure("no such instance"),
     },
-    handler: (d, p) => inst.getInstance(d, p.id),
+    handler: (d, p, e) => inst.getInstance(d, p.id, e),
   }),
   control("stop", "stopInstance", "kill running tasks, start nothing more; ends STOPPED"),
   control(

@@ -121,6 +121,14 @@ const Instance: JsonSchema = object(
       { type: "array", items: ref("TaskInstance") },
       "the current attempt of every task started in the current round",
     ),
+    attempts: described(
+      { type: "array", items: ref("TaskInstance") },
+      "with include=attempts: every attempt of every task of every round, in task order then attempt number",
+    ),
+    attemptsOmitted: described(
+      int,
+      "with include=attempts: how many older attempts were left out (beyond the cap)",
+    ),
   },
   ["instanceId", "workflow", "version", "state"],
   {
