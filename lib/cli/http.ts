@@ -286,7 +286,7 @@ function toApiError(res: Response, body: unknown, flags: FlagMap = {}): ApiError
  * an HTTP API with IAM authorization"; Lambda developer guide, "Security and auth model for
  * Lambda function URLs"), or a valid SHOAL_TOKEN for a JWT authorizer.
  */
-function awsRefusal(
+export function awsRefusal(
   res: Response,
   body: unknown,
   client: Pick<ApiClient, "endpoint" | "authorization">,

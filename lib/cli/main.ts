@@ -20,6 +20,7 @@ import {
 import { registerApply } from "./commands/apply.js";
 import { registerBackfills } from "./commands/backfills.js";
 import { registerConfig } from "./commands/config.js";
+import { registerConsole } from "./commands/console.js";
 import { registerExplain } from "./commands/explain.js";
 import { registerImport } from "./commands/import.js";
 import { registerInstances } from "./commands/instances.js";
@@ -116,6 +117,7 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
   registerTriggers(program, ctx);
   registerImport(program, ctx);
   registerConfig(program, ctx);
+  registerConsole(program, ctx);
   acceptGlobalsAnywhere(program);
 
   try {

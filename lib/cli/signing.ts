@@ -76,9 +76,11 @@ export type CredentialProvider = () => Promise<AwsCredentials>;
 
 /**
  * The AWS SDK's default credential chain (environment, SSO, web identity, ~/.aws profiles,
- * credential_process, ECS/EC2 roles; `profile` or AWS_PROFILE picks the profile), resolved at
- * most once: later calls reuse the first answer, so one CLI run asks the chain once. The SDK's
- * warnings go to `warn` (e.g. AWS_PROFILE set together with access keys).
+ * credential_process, ECS/EC2 roles; `profile` or AWS_PROFILE picks the profile). The SDK's
+ * chain keeps what it found: later calls reuse it, so one CLI run asks the chain once, until
+ * temporary credentials come within 5 minutes of expiring (then it asks again); a failure is
+ * not kept, so a long-running `shoal console` picks up an `aws sso login` done after it started.
+ * The SDK's warnings go to `warn` (e.g. AWS_PROFILE set together with access keys).
  * @throws CliError (exit 1) "no AWS credentials found for signing requests to <endpoint>: …"
  *   when the chain finds none; the SDK's reason follows on a second line when it says more.
  */
@@ -96,13 +98,10 @@ export function defaultCredentials(opts: {
       error: () => {},
     },
   });
-  let once: Promise<AwsCredentials> | undefined;
-  return () => {
-    once ??= chain().catch((err: unknown) => {
+  return () =>
+    chain().catch((err: unknown) => {
       throw noCredentials(opts.endpoint, opts.profile, err);
     });
-    return once;
-  };
 }
 
 /** The SDK's own reason is kept when it is more than "nothing found" (an expired SSO session). */

@@ -1,10 +1,9 @@
 /**
  * The `shoal` CLI against a deployed Shoal: SigV4 signing, JWT, settings resolution, the
  * config file and `config from-stack`. A node:http server on 127.0.0.1 stands in for API
- * Gateway: it recomputes each request's SigV4 signature itself, from what it received, and
- * refuses a mismatch the way AWS does. CloudFormation is aws-sdk-client-mock.
+ * Gateway: it recomputes each request's SigV4 signature itself, from what it received
+ * (test/helpers/sigv4-verify.ts), and refuses a mismatch the way AWS does. CloudFormation is aws-sdk-client-mock.
  */
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -16,8 +15,6 @@ import {
   CloudFormationServiceException,
   DescribeStacksCommand,
 } from "@aws-sdk/client-cloudformation";
-import { Hash } from "@smithy/hash-node";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { configFilePath, parseConfigFile, resolveSettings } from "../../lib/cli/cli-config.js";
@@ -25,24 +22,11 @@ import { toConfig } from "../../lib/cli/commands/config.js";
 import { detectAwsHost, encodeQuery } from "../../lib/cli/signing.js";
 import { DEFAULT_ENDPOINT } from "../../lib/standalone/defaults.js";
 import { runCli } from "../helpers/cli-run.js";
+import { ACCESS_KEY, SECRET_KEY, type Verdict, verifySigV4 } from "../helpers/sigv4-verify.js";
 
-const ACCESS_KEY = "AKIDEXAMPLE";
-const SECRET_KEY = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
 const SESSION_TOKEN = "FwoGZXIvYXdzEXAMPLE//token+with/odd=chars";
 
 // ---- a stand-in for API Gateway ---------------------------------------------------------------
-
-/** What the server concluded about one request's Authorization header. */
-interface Verdict {
-  kind: "none" | "bearer" | "sigv4" | "other";
-  /** sigv4: the signature recomputed from the received request equals the one sent. */
-  valid?: boolean;
-  /** sigv4: `<date>/<region>/<service>/aws4_request`. */
-  scope?: string;
-  signedHeaders?: string[];
-  /** sigv4: x-amz-content-sha256 is the SHA-256 of the body received. */
-  payloadHashOk?: boolean;
-}
 
 interface Received {
   method: string;
@@ -54,59 +38,6 @@ interface Received {
 
 const state = { received: [] as Received[], forbid: false };
 
-const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
-
-const AUTH_RE =
-  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/;
-
-/** Recomputes the SigV4 signature from the request as received (method, raw path, query, headers, body). */
-async function verify(req: IncomingMessage, body: string): Promise<Verdict> {
-  const auth = req.headers.authorization;
-  if (!auth) return { kind: "none" };
-  if (auth.startsWith("Bearer ")) return { kind: "bearer" };
-  const m = AUTH_RE.exec(auth);
-  if (!m) return { kind: "other" };
-  const [, accessKeyId = "", date = "", region = "", service = "", signed = ""] = m;
-  const amzDate = String(req.headers["x-amz-date"] ?? "");
-  const signingDate = new Date(
-    amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"),
-  );
-  const signedHeaders = signed.split(";");
-  // The payload hash header is left out: the signer recomputes it from the body received.
-  const headers: Record<string, string> = {};
-  for (const name of signedHeaders) {
-    if (name !== "x-amz-content-sha256") headers[name] = String(req.headers[name] ?? "");
-  }
-  const [rawPath = "/", rawQuery = ""] = (req.url ?? "/").split("?");
-  const query: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(rawQuery)) query[k] = v;
-  const signer = new SignatureV4({
-    service,
-    region,
-    credentials: { accessKeyId, secretAccessKey: SECRET_KEY },
-    sha256: Hash.bind(null, "sha256"),
-  });
-  const expected = await signer.sign(
-    {
-      method: req.method ?? "GET",
-      protocol: "http:",
-      hostname: "127.0.0.1",
-      path: rawPath,
-      query,
-      headers,
-      ...(body !== "" ? { body } : {}),
-    },
-    { signingDate },
-  );
-  return {
-    kind: "sigv4",
-    valid: expected.headers.authorization === auth && accessKeyId === ACCESS_KEY,
-    scope: `${date}/${region}/${service}/aws4_request`,
-    signedHeaders,
-    payloadHashOk: req.headers["x-amz-content-sha256"] === sha256(body),
-  };
-}
-
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
@@ -116,7 +47,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const body = Buffer.concat(chunks).toString("utf8");
-  const verdict = await verify(req, body);
+  const verdict = await verifySigV4(req, body);
   state.received.push({
     method: req.method ?? "",
     url: req.url ?? "",
