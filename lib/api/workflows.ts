@@ -18,6 +18,11 @@ import {
   query,
 } from "./http.js";
 import { iso, workflowSummary } from "./present.js";
+import {
+  MAX_LIMIT_WITH_SUMMARY,
+  parseWorkflowInclude,
+  summariseWorkflows,
+} from "./workflow-summary.js";
 
 /** Definitions compare without their release state (that lives on the head, not the version). */
 function sameDefinition(a: WorkflowDefinition, b: WorkflowDefinition): boolean {
@@ -208,14 +213,21 @@ export async function getWorkflow(
   });
 }
 
+/**
+ * GET /v1/workflows?limit=&nextToken=&include=summary: sorted by name; with `include=summary`
+ * each item also carries `nextFireAt`, `nextFireTimezone` and `lastRuns` (workflow-summary.ts),
+ * and `limit` is at most 50.
+ */
 export async function listWorkflows(
   deps: ApiDeps,
   event: APIGatewayProxyEventV2,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const q = query(event);
-  const page = await deps.store.listWorkflows(parseLimit(q.limit), q.nextToken || undefined);
+  const summary = parseWorkflowInclude(q.include);
+  const limit = parseLimit(q.limit, 50, summary ? MAX_LIMIT_WITH_SUMMARY : 200);
+  const page = await deps.store.listWorkflows(limit, q.nextToken || undefined);
   return json(200, {
-    items: page.items.map(workflowSummary),
+    items: summary ? await summariseWorkflows(deps, page.items) : page.items.map(workflowSummary),
     ...(page.nextToken ? { nextToken: page.nextToken } : {}),
   });
 }

@@ -328,6 +328,7 @@ export interface ShoalApiSchemas {
   RunRequest?: RunRequest;
   ReleaseBody?: ReleaseBody;
   WorkflowSummary?: WorkflowSummary;
+  WorkflowListItem?: WorkflowListItem;
   WorkflowVersion?: WorkflowVersion;
   WorkflowDetail?: WorkflowDetail;
   RunStarted?: RunStarted;
@@ -401,6 +402,39 @@ export interface WorkflowSummary {
   version: number;
   releaseState: "ONLINE" | "OFFLINE";
   description?: string;
+}
+/**
+ * a WorkflowSummary; with include=summary also nextFireAt, nextFireTimezone and lastRuns
+ */
+export interface WorkflowListItem {
+  name: string;
+  version: number;
+  releaseState: "ONLINE" | "OFFLINE";
+  description?: string;
+  /**
+   * include=summary: the earliest next fire of the workflow's ONLINE schedules; absent when none will fire
+   */
+  nextFireAt?: string;
+  /**
+   * include=summary: the zone of that schedule
+   */
+  nextFireTimezone?: string;
+  /**
+   * include=summary: the workflow's newest 5 instances, newest first
+   */
+  lastRuns?: {
+    instanceId: string;
+    state:
+      | "SUBMITTED"
+      | "RUNNING"
+      | "PAUSING"
+      | "PAUSED"
+      | "STOPPING"
+      | "STOPPED"
+      | "SUCCESS"
+      | "FAILURE";
+    createdAt: string;
+  }[];
 }
 export interface WorkflowVersion {
   name: string;

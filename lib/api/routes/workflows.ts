@@ -10,7 +10,8 @@ import {
   route,
   tokenParam,
 } from "../route.js";
-import { page, ref } from "../schemas/common.js";
+import { enumOf, page, ref } from "../schemas/common.js";
+import { MAX_LIMIT_WITH_SUMMARY } from "../workflow-summary.js";
 import * as wf from "../workflows.js";
 
 export const WORKFLOW_ROUTES: readonly Route[] = [
@@ -18,8 +19,19 @@ export const WORKFLOW_ROUTES: readonly Route[] = [
     method: "GET",
     path: "/v1/workflows",
     operationId: "listWorkflows",
-    query: [limitParam(), tokenParam],
-    responses: { 200: answer("page", page("WorkflowSummary")), 400: failure("bad limit or token") },
+    query: [
+      queryParam(
+        "include",
+        enumOf(["summary"]),
+        `summary: each item also carries nextFireAt, nextFireTimezone and lastRuns (two indexed queries per workflow); limit is then at most ${MAX_LIMIT_WITH_SUMMARY} (400 naming limit beyond)`,
+      ),
+      limitParam(),
+      tokenParam,
+    ],
+    responses: {
+      200: answer("page", page("WorkflowListItem")),
+      400: failure("bad include, limit or token"),
+    },
     handler: (d, _p, e) => wf.listWorkflows(d, e),
   }),
   route({

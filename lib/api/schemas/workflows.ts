@@ -38,6 +38,35 @@ export function workflowSchemas(): Record<string, JsonSchema> {
       "version",
       "releaseState",
     ]),
+    WorkflowListItem: object(
+      {
+        name: str,
+        version: int,
+        releaseState,
+        description: str,
+        nextFireAt: described(
+          iso,
+          "include=summary: the earliest next fire of the workflow's ONLINE schedules; absent when none will fire",
+        ),
+        nextFireTimezone: described(str, "include=summary: the zone of that schedule"),
+        lastRuns: described(
+          {
+            type: "array",
+            items: object({ instanceId: str, state: enumOf(INSTANCE_STATES), createdAt: iso }, [
+              "instanceId",
+              "state",
+              "createdAt",
+            ]),
+          },
+          "include=summary: the workflow's newest 5 instances, newest first",
+        ),
+      },
+      ["name", "version", "releaseState"],
+      {
+        description:
+          "a WorkflowSummary; with include=summary also nextFireAt, nextFireTimezone and lastRuns",
+      },
+    ),
     WorkflowVersion: object(
       {
         name: str,
