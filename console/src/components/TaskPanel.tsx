@@ -1,14 +1,20 @@
 /**
- * The side panel of one task: its attempts (state, worker, exit code, error, times) and the log
- * of the chosen attempt, paged through the API (`nextToken`) so a long log is never loaded whole,
- * and followed while the attempt runs.
+ * The side panel of one task: why it is not running while it waits (the API's `explain`), its
+ * attempts (state, worker, exit code, times, error, warning, OUT parameters), its parameters as
+ * resolved, and the log of the chosen attempt (paged, followed while it runs, ANSI colours).
+ * Keyboard: the panel's heading takes focus when it opens; Escape closes it and gives focus back
+ * to what opened it (the task's row or node).
  */
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { api, type LogPage, type Page, type TaskInstance, withQuery } from "../api";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { api, type Page, type TaskInstance } from "../api";
 import { ErrorNote } from "./ErrorNote";
-import { formatInstant, formatSpan } from "./format";
-import { StateBadge } from "./StateBadge";
+import { formatInstant } from "./format";
+import { Attempts } from "./task/Attempts";
+import { ExplainNote } from "./task/ExplainNote";
+import { LogView } from "./task/LogView";
+import { ResolvedParams } from "./task/ResolvedParams";
+import "./task/task-panel.css";
 
 const FINAL_TASK = new Set([
   "SUCCESS",
@@ -19,6 +25,7 @@ const FINAL_TASK = new Set([
   "NEED_FAULT_TOLERANCE",
 ]);
 
+/** Shows task `code` of instance `instanceId`; `live` while the instance is not over. */
 export function TaskPanel(props: {
   instanceId: string;
   /** The instance's state: force-success needs FAILURE or STOPPED. */
@@ -35,11 +42,17 @@ export function TaskPanel(props: {
     refetchInterval: props.live ? 2_000 : false,
   });
   const [chosen, setChosen] = useState<number>();
+  // Another task: its own latest attempt, not the number chosen for the previous one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the task changes
+  useEffect(() => setChosen(undefined), [props.code]);
   const list = attempts.data?.items ?? [];
   const attempt = chosen ?? list.at(-1)?.attempt;
   const current = list.find((a) => a.attempt === attempt);
   const latest = list.at(-1);
-  const now = Date.now();
+  // Not running and not over: waiting for something the API can name (or not started at all).
+  const waiting =
+    props.live && (!latest || (!FINAL_TASK.has(latest.state) && latest.state !== "RUNNING"));
+  const showExplain = attempts.isSuccess && (waiting || !latest || latest.state === "SKIPPED");
   // DolphinScheduler's "force success": the latest attempt of a failed or killed task of an
   // instance that is over; a later recover-failed goes on after it.
   const forcible =
@@ -53,45 +66,49 @@ export function TaskPanel(props: {
       void client.invalidateQueries({ queryKey: ["instance", props.instanceId] });
     },
   });
+
+  const heading = useRef<HTMLHeadingElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
+  // Focus moves to the panel each time it shows a task; what had focus (outside the panel) is
+  // remembered, and gets it back when the panel closes.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs for each task shown
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active instanceof HTMLElement && !heading.current?.closest("aside")?.contains(active))
+      opener.current = active;
+    heading.current?.focus();
+  }, [props.code]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented) onClose.current();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      const back = opener.current;
+      if (back?.isConnected) back.focus();
+    };
+  }, []);
+
   return (
-    <aside className="panel" aria-label={`task ${props.code}`}>
+    <aside className="panel task-panel" aria-label={`task ${props.code}`}>
       <header>
-        <h2 className="mono">{props.code}</h2>
-        <button type="button" onClick={props.onClose} aria-label="close the task panel">
+        <h2 className="mono" ref={heading} tabIndex={-1}>
+          {props.code}
+        </h2>
+        <button type="button" onClick={props.onClose} aria-label="close the task panel (Escape)">
           ✕
         </button>
       </header>
       {attempts.error ? <ErrorNote error={attempts.error} /> : null}
-      <table className="list attempts">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>State</th>
-            <th>Worker</th>
-            <th>Exit</th>
-            <th>Duration</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((a) => (
-            <tr
-              key={a.attempt}
-              className={a.attempt === attempt ? "chosen" : ""}
-              tabIndex={0}
-              onClick={() => setChosen(a.attempt)}
-              onKeyDown={(e) => e.key === "Enter" && setChosen(a.attempt)}
-            >
-              <td>{a.attempt}</td>
-              <td>
-                <StateBadge state={a.state} />
-              </td>
-              <td className="mono">{a.worker ?? "-"}</td>
-              <td>{a.exitCode ?? "-"}</td>
-              <td>{formatSpan(a.startedAt, a.endedAt, now)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {showExplain ? <ExplainNote base={base} waiting={waiting} /> : null}
+      {attempts.isSuccess ? (
+        <Attempts attempts={list} chosen={attempt} onChoose={setChosen} />
+      ) : attempts.isPending ? (
+        <p aria-busy="true">Loading…</p>
+      ) : null}
       {forcible ? (
         <div className="controls">
           <button
@@ -115,6 +132,12 @@ export function TaskPanel(props: {
           <dd>{formatInstant(current.startedAt)}</dd>
           <dt>Ended</dt>
           <dd>{formatInstant(current.endedAt)}</dd>
+          {current.taskGroup ? (
+            <>
+              <dt>Task group</dt>
+              <dd className="mono">{current.taskGroup}</dd>
+            </>
+          ) : null}
           {current.error ? (
             <>
               <dt>Error</dt>
@@ -139,64 +162,17 @@ export function TaskPanel(props: {
           ) : null}
         </dl>
       ) : null}
+      {attempts.isSuccess ? (
+        // Before its first attempt: the parameters attempt 1 would run with.
+        <ResolvedParams base={base} attempt={attempt ?? 1} live={props.live} />
+      ) : null}
       {attempt !== undefined ? (
-        <Log base={base} attempt={attempt} running={!!current && !FINAL_TASK.has(current.state)} />
+        <LogView
+          base={base}
+          attempt={attempt}
+          running={!!current && !FINAL_TASK.has(current.state)}
+        />
       ) : null}
     </aside>
-  );
-}
-
-/** The log of one attempt, page by page (1,000 lines each), followed while it runs. */
-function Log(props: { base: string; attempt: number; running: boolean }) {
-  const log = useInfiniteQuery({
-    queryKey: ["log", props.base, props.attempt],
-    queryFn: ({ pageParam }) =>
-      api<LogPage>(
-        withQuery(`${props.base}/log`, { attempt: String(props.attempt), nextToken: pageParam }),
-      ),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextToken,
-  });
-  const lines = log.data?.pages.flatMap((p) => p.lines) ?? [];
-  const more = log.hasNextPage;
-  const { fetchNextPage, isFetchingNextPage } = log;
-  // Follow a running attempt: its last page always carries a token to poll with.
-  useEffect(() => {
-    if (!props.running || !more) return;
-    const timer = setInterval(() => {
-      if (!isFetchingNextPage) void fetchNextPage();
-    }, 1_000);
-    return () => clearInterval(timer);
-  }, [props.running, more, isFetchingNextPage, fetchNextPage]);
-  return (
-    <section className="log" aria-label="log">
-      <h3>
-        Log of attempt {props.attempt}{" "}
-        <a
-          href={withQuery(`${props.base}/log`, { attempt: String(props.attempt), limit: "10000" })}
-          download
-        >
-          download
-        </a>
-      </h3>
-      {log.error ? <ErrorNote error={log.error} /> : null}
-      <pre>
-        {lines.map((l, n) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: log lines have no identity but their place
-          <div key={n}>
-            <span className="ts">{l.timestamp.slice(11, 23)}</span> {l.message}
-          </div>
-        ))}
-      </pre>
-      {more ? (
-        <button
-          type="button"
-          onClick={() => void log.fetchNextPage()}
-          disabled={log.isFetchingNextPage}
-        >
-          {props.running ? "follow: fetch new lines" : "more"}
-        </button>
-      ) : null}
-    </section>
   );
 }
