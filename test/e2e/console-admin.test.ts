@@ -1,0 +1,170 @@
+/**
+ * The console's task-group, trigger and event pages in a real browser against a real
+ * `shoal standalone` (issue 13, item 5): create and change a task group, see its slots in use
+ * and a refused delete; create a trigger for an example workflow, send a matching event from the
+ * Events page, see the event listed and the trigger's last runs show the instance it started.
+ * Screenshots go to .test-artifacts/console/ (task-groups.png, triggers.png, events.png).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureConsoleBuilt, HAVE_CHROMIUM, launchBrowser, shot } from "../helpers/browser.js";
+import { api, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
+
+if (!HAVE_CHROMIUM) {
+  console.warn(
+    "console admin tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)",
+  );
+}
+
+describe.skipIf(!HAVE_CHROMIUM)("the console's task groups, triggers and events", () => {
+  let sa: RunningStandalone;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    sa = await startStandaloneProcess({
+      dataDir: mkdtempSync(join(tmpdir(), "shoal-console-admin-")),
+      examples: true,
+    });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sa?.stop();
+  });
+
+  it("creates a task group, shows its slots in use, and a refused delete as the API's message", async () => {
+    await page.goto(`${sa.url}/task-groups`);
+    await expect.poll(() => page.locator("main").textContent()).toContain("No task groups yet");
+    await page.getByRole("button", { name: "New task group…" }).click();
+    const form = page.getByRole("form", { name: "new task group" });
+    await form.getByLabel("Name").fill("console-db");
+    await form.getByLabel(/Capacity/).fill("2");
+    await form.getByLabel("Description").fill("loaders");
+    await form.getByRole("button", { name: "Create" }).click();
+    const row = page.getByRole("row", { name: /console-db/ });
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain("0 / 2");
+    expect(await row.textContent()).toContain("loaders");
+
+    // A capacity the API refuses shows its message; a good one replaces the settings.
+    await row.getByRole("button", { name: "edit console-db" }).click();
+    const edit = page.getByRole("form", { name: "edit task group console-db" });
+    await edit.getByLabel(/Capacity/).fill("5000");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(() => edit.getByRole("alert").textContent(), { timeout: 10_000 })
+      .toMatch(/capacity.*HTTP 400/);
+    await edit.getByLabel(/Capacity/).fill("3");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain("0 / 3");
+
+    // A task holding a slot: the page shows it live, and a delete is refused (409).
+    await api(sa.url, "PUT", "/v1/workflows/console-holds-slot", {
+      tasks: [{ code: "hold", type: "SHELL", taskGroup: "console-db", command: "sleep 60" }],
+    });
+    const run = await api(sa.url, "POST", "/v1/workflows/console-holds-slot/runs", {});
+    expect(run.status).toBe(202);
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain("1 / 3");
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "delete console-db" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").first().textContent(), { timeout: 10_000 })
+      .toMatch(/holding a slot.*HTTP 409/);
+    await shot(page, "task-groups");
+    await api(sa.url, "POST", `/v1/instances/${run.body.instanceId}/stop`, {});
+  });
+
+  it("creates a trigger, sends a matching event, and shows the run it started", async () => {
+    await page.goto(`${sa.url}/triggers`);
+    await expect.poll(() => page.locator("main").textContent()).toContain("No triggers yet");
+    await page.getByRole("button", { name: "New trigger…" }).click();
+    const form = page.getByRole("form", { name: "new trigger" });
+    await form.getByLabel("Workflow").fill("etl-report");
+    // A pattern that is not JSON is said so before anything is sent; a bad one by the API.
+    await form.getByLabel(/Event pattern/).fill("{nope");
+    await form.getByRole("button", { name: "Create" }).click();
+    await expect.poll(() => form.getByRole("alert").textContent()).toContain("not JSON");
+    await form.getByLabel(/Event pattern/).fill('{"source": "console.test"}');
+    await form.getByRole("button", { name: "Create" }).click();
+    await expect
+      .poll(() => form.getByRole("alert").textContent(), { timeout: 10_000 })
+      .toMatch(/eventPattern.*HTTP 400/);
+    await form
+      .getByLabel(/Event pattern/)
+      .fill('{"source": ["console.test"], "detail-type": ["Ping"]}');
+    await form.getByLabel(/Parameters/).fill("rows=$.detail.rows");
+    await form.getByRole("button", { name: "Create" }).click();
+    const row = page.locator("table.triggers tbody tr").first();
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('"console.test"');
+    expect(await row.getByRole("link", { name: "etl-report" }).getAttribute("href")).toBe(
+      "/workflows/etl-report",
+    );
+    expect(await row.textContent()).toContain("none yet");
+
+    // "Test…" opens the Events page with the form prefilled from the pattern.
+    await row.getByRole("link", { name: /send a test event/ }).click();
+    await page.waitForURL(/\/events\?/);
+    const send = page.getByRole("form", { name: "send an event" });
+    expect(await send.getByLabel("Source").inputValue()).toBe("console.test");
+    expect(await send.getByLabel("Detail type").inputValue()).toBe("Ping");
+    await send.getByLabel(/Detail \(/).fill('{"rows": "500"}');
+    await send.getByRole("button", { name: "Send" }).click();
+    const sent = send.getByRole("status");
+    await expect.poll(() => sent.textContent(), { timeout: 10_000 }).toMatch(/started [0-9a-f]{8}/);
+
+    // The event is listed, its detail expandable; then the run's own events, naming the trigger.
+    const events = page.locator("table.events");
+    const ours = events.getByRole("row", { name: /console\.test/ });
+    await expect.poll(() => ours.count(), { timeout: 10_000 }).toBe(1);
+    expect(await ours.textContent()).toMatch(/started [0-9a-f]{8}/);
+    await ours.getByText("detail", { exact: true }).click();
+    await expect.poll(() => ours.locator("pre").textContent()).toContain('"rows": "500"');
+    await expect
+      .poll(() => events.getByRole("row", { name: /started by trigger/ }).count(), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThan(0);
+    await shot(page, "events");
+
+    // The trigger's last runs show the instance, and it succeeds.
+    await page.getByRole("link", { name: "Triggers" }).first().click();
+    const dot = page.locator("table.triggers ul.last-runs a").first();
+    await expect
+      .poll(() => dot.getAttribute("aria-label"), { timeout: 30_000 })
+      .toMatch(/^SUCCESS/);
+    expect(await dot.getAttribute("href")).toMatch(/^\/instances\/[0-9a-f-]{36}$/);
+    await shot(page, "triggers");
+
+    // Deleted after a confirmation.
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: /delete trigger/ }).click();
+    await expect
+      .poll(() => page.locator("main").textContent(), { timeout: 10_000 })
+      .toContain("No triggers yet");
+  });
+
+  it("shows the API's answer on AWS (no recent events there) as a message, with the form", async () => {
+    await page.route("**/v1/events/recent**", (r) =>
+      r.fulfill({
+        status: 404,
+        contentType: "application/json",
+        body: JSON.stringify({
+          error: { code: "NotFound", message: "recent events are kept by `shoal standalone` only" },
+        }),
+      }),
+    );
+    await page.goto(`${sa.url}/events`);
+    await expect
+      .poll(() => page.getByRole("note").textContent(), { timeout: 10_000 })
+      .toContain("kept by `shoal standalone` only");
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.getByRole("form", { name: "send an event" }).isVisible()).toBe(true);
+    await page.unroute("**/v1/events/recent**");
+  });
+});
