@@ -3,16 +3,29 @@ import { useQuery } from "@tanstack/react-query";
 import { NavLink } from "react-router";
 import type { Health } from "../api";
 
-/** `/v1/health` answers 503 with the same body when a part is down: both are an answer. */
-async function health(): Promise<Health> {
+/** What the health dot shows, and the API the console talks to. */
+interface HealthView {
+  health?: Health;
+  /** The deployed API's URL when `shoal console` proxies to it (header `x-shoal-endpoint`). */
+  endpoint?: string;
+}
+
+/**
+ * `/v1/health` answers 503 with the same body when a part is down: both are an answer. Anything
+ * else (the proxy's 401/502 JSON, an HTML error page) means the API is not reachable.
+ */
+async function health(): Promise<HealthView> {
   const res = await fetch("/v1/health");
-  return (await res.json()) as Health;
+  const endpoint = res.headers.get("x-shoal-endpoint") ?? undefined;
+  const body = (await res.json().catch(() => undefined)) as Health | undefined;
+  if (!body || typeof body.status !== "string") throw new Error(`HTTP ${res.status}`);
+  return { health: body, ...(endpoint ? { endpoint } : {}) };
 }
 
 export function Header() {
   const h = useQuery({ queryKey: ["health"], queryFn: health, refetchInterval: 10_000 });
-  const status = h.isError ? "unreachable" : (h.data?.status ?? "…");
-  const parts = Object.entries(h.data?.parts ?? {})
+  const status = h.isError ? "unreachable" : (h.data?.health?.status ?? "…");
+  const parts = Object.entries(h.data?.health?.parts ?? {})
     .map(([k, v]) => `${k}: ${v}`)
     .join(", ");
   return (
@@ -30,9 +43,9 @@ export function Header() {
         <NavLink to="/events">Events</NavLink>
       </nav>
       <span className="endpoint" title="the API this console talks to">
-        {window.location.origin}/v1
+        {h.data?.endpoint ?? `${window.location.origin}/v1`}
       </span>
-      <span className="version">{h.data ? `v${h.data.version}` : ""}</span>
+      <span className="version">{h.data?.health ? `v${h.data.health.version}` : ""}</span>
       <span
         className={`health health-${status}`}
         role="status"

@@ -37,15 +37,21 @@ export function InstancePage() {
   const [params, setParams] = useSearchParams();
   const task = params.get("task") ?? undefined;
   const client = useQueryClient();
-  const inst = useQuery({
-    queryKey: ["instance", id],
-    queryFn: () => api<Instance>(`/v1/instances/${encodeURIComponent(id)}`),
-    refetchInterval: (q) => (q.state.data && FINAL.has(q.state.data.state) ? false : 2_000),
-  });
-  const [acted, setActed] = useState<string>();
   const view = (VIEWS as readonly string[]).includes(params.get("view") ?? "")
     ? (params.get("view") as (typeof VIEWS)[number])
     : "tasks";
+  // The Gantt draws every attempt (retries, failovers, earlier rounds): the same read, one field more.
+  const withAttempts = view === "gantt";
+  const inst = useQuery({
+    queryKey: ["instance", id, withAttempts],
+    queryFn: () =>
+      api<Instance>(
+        `/v1/instances/${encodeURIComponent(id)}${withAttempts ? "?include=attempts" : ""}`,
+      ),
+    refetchInterval: (q) => (q.state.data && FINAL.has(q.state.data.state) ? false : 2_000),
+    placeholderData: (previous) => previous,
+  });
+  const [acted, setActed] = useState<string>();
   const definition = useQuery({
     queryKey: ["definition", inst.data?.workflow, inst.data?.version],
     queryFn: () =>
@@ -157,7 +163,7 @@ export function InstancePage() {
         {view === "gantt" && definition.data ? (
           <GanttView
             tasks={definition.data.tasks}
-            attempts={i.tasks ?? []}
+            attempts={i.attempts ?? i.tasks ?? []}
             timeZone={Intl.DateTimeFormat().resolvedOptions().timeZone}
             {...(task ? { chosen: task } : {})}
             onChoose={choose}
