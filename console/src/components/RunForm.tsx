@@ -5,7 +5,7 @@
  * the form; a started run opens its instance.
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useNavigate } from "react-router";
 import { api } from "../api";
 import { ErrorNote } from "./ErrorNote";
@@ -38,6 +38,18 @@ export function RunForm(props: { workflow: string; taskCodes?: string[]; onClose
   const [taskScope, setTaskScope] = useState<string>("DOWNSTREAM");
   const [failureStrategy, setFailureStrategy] = useState("");
   const [dryRun, setDryRun] = useState(false);
+  // The form opens below the list: its heading takes the focus so that a keyboard user (and a
+  // screen reader) lands in it, rather than Tab-ing through every row after the Run… button;
+  // closing it gives the focus back to what opened it.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    const opener = document.activeElement;
+    return () => {
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    };
+  }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per workflow the form opens for
+  useEffect(() => heading.current?.focus(), [props.workflow]);
   const latest = useQuery({
     queryKey: ["definition", props.workflow, "latest"],
     queryFn: () => api<WorkflowDetail>(`/v1/workflows/${encodeURIComponent(props.workflow)}`),
@@ -73,7 +85,9 @@ export function RunForm(props: { workflow: string; taskCodes?: string[]; onClose
         run.mutate();
       }}
     >
-      <h2>Run {props.workflow}</h2>
+      <h2 ref={heading} tabIndex={-1}>
+        Run {props.workflow}
+      </h2>
       <label>
         Parameters (name=value, one per line)
         <textarea
