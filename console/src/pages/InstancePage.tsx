@@ -17,7 +17,8 @@ import { Progress } from "./InstancesPage";
 
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
 /** The graph (React Flow and ELK) loads only when it is shown. */
-const GraphView = lazy(() => import("../components/GraphView"));
+const loadGraph = () => import("../components/GraphView");
+const GraphView = lazy(loadGraph);
 const VIEWS = ["tasks", "graph", "gantt", "grid"] as const;
 
 /** Which controls each instance state allows (DolphinScheduler's rules, docs/api.md). */
@@ -42,6 +43,8 @@ export function InstancePage() {
     : "tasks";
   // The Gantt draws every attempt (retries, failovers, earlier rounds): the same read, one field more.
   const withAttempts = view === "gantt";
+  // The graph's code loads while the instance and its definition are read, not after.
+  if (view === "graph") void loadGraph();
   const inst = useQuery({
     queryKey: ["instance", id, withAttempts],
     queryFn: () =>
@@ -98,6 +101,21 @@ export function InstancePage() {
           <dd className="mono">{i.instanceId}</dd>
           <dt>Run type</dt>
           <dd>{i.runType ?? "-"}</dd>
+          {i.parent ? (
+            <>
+              <dt>Parent</dt>
+              <dd>
+                {/* The parent with its SUB_WORKFLOW task's panel open: the way back up. */}
+                <Link
+                  className="mono"
+                  to={`/instances/${i.parent.instanceId}?task=${encodeURIComponent(i.parent.code)}`}
+                >
+                  {i.parent.instanceId.slice(0, 8)}
+                </Link>{" "}
+                task <span className="mono">{i.parent.code}</span>
+              </dd>
+            </>
+          ) : null}
           <dt>Schedule time</dt>
           <dd>{formatInstant(i.scheduleTime)}</dd>
           <dt>Started</dt>

@@ -23,7 +23,8 @@ import { YamlView } from "../components/workflow/YamlView";
 import "./workflows.css";
 
 /** The graph (React Flow and ELK) loads only when it is shown. */
-const GraphView = lazy(() => import("../components/GraphView"));
+const loadGraph = () => import("../components/GraphView");
+const GraphView = lazy(loadGraph);
 const VIEWS = ["graph", "yaml", "versions", "schedules", "instances"] as const;
 type View = (typeof VIEWS)[number];
 const TITLES: Record<View, string> = {
@@ -54,6 +55,8 @@ export function WorkflowPage() {
   const view: View = (VIEWS as readonly string[]).includes(params.get("view") ?? "")
     ? (params.get("view") as View)
     : "graph";
+  // The graph's code loads while the definition is read, not after.
+  if (view === "graph") void loadGraph();
   const task = params.get("task") ?? undefined;
   const release = useMutation({
     mutationFn: (state: "ONLINE" | "OFFLINE") =>

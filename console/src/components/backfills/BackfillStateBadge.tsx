@@ -3,7 +3,7 @@ import type { Backfill } from "../../../../lib/cli/api-types.generated";
 
 const LOOK: Record<Backfill["state"], { icon: string; tone: string }> = {
   RUNNING: { icon: "▶", tone: "running" },
-  PAUSED: { icon: "⏸", tone: "paused" },
+  PAUSED: { icon: "‖", tone: "paused" },
   CANCELLED: { icon: "■", tone: "stopped" },
   SUCCESS: { icon: "✓", tone: "success" },
   FAILURE: { icon: "✕", tone: "failure" },
