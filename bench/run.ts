@@ -10,6 +10,8 @@
  *                                      named: it runs for minutes; default 20,000 schedules, sweepers 1,2)
  *   npm run bench -- load --runs=1000 --minutes=1 [--rate=R]   load without loss (only when named:
  *                                      default a 10,000-run burst, then 10 minutes at 80 % of its rate)
+ *   npm run bench -- console --runs=3  the web console's load times and bundle size in headless
+ *                                      Chromium (only when named; needs a built console and Chromium)
  *
  * Prints tables and writes every figure as JSON to <os.tmpdir()>/shoal-bench/latest.json.
  */
@@ -31,9 +33,11 @@ const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>>
   emulators,
   schedules,
   load,
+  // Loaded when run: it brings playwright-core, which no other scenario needs.
+  console: async (o) => (await import("./console.js")).consoleScenario(o),
 };
-/** Scenarios that run only when named (too long for the default run). */
-const ON_REQUEST = new Set(["schedules", "load"]);
+/** Scenarios that run only when named (too long for the default run, or needing Chromium). */
+const ON_REQUEST = new Set(["schedules", "load", "console"]);
 
 function parseArgs(argv: string[]): { names: string[]; opts: ScenarioOptions } {
   const names: string[] = [];
