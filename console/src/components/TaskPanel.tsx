@@ -169,6 +169,7 @@ export function TaskPanel(props: {
       {attempt !== undefined ? (
         <LogView
           base={base}
+          fileStem={`${props.instanceId.slice(0, 8)}-${props.code}`}
           attempt={attempt}
           running={!!current && !FINAL_TASK.has(current.state)}
         />

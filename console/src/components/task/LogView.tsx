@@ -8,6 +8,7 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import { api, type LogPage, withQuery } from "../../api";
 import { type AnsiState, PLAIN, type Segment, styleLines } from "../../model/ansi";
 import { ErrorNote } from "../ErrorNote";
+import { downloadLog } from "./log-download";
 import {
   atTail,
   BIG_PAGE,
@@ -23,12 +24,22 @@ import {
   windowLines,
 } from "./log-window";
 
-/** Shows the log of `attempt` of the task at `base` (`/v1/instances/{id}/tasks/{code}`). */
-export function LogView(props: { base: string; attempt: number; running: boolean }) {
+/**
+ * Shows the log of `attempt` of the task at `base` (`/v1/instances/{id}/tasks/{code}`);
+ * `fileStem` names its download (`<fileStem>-attempt-<n>.log`).
+ */
+export function LogView(props: {
+  base: string;
+  fileStem: string;
+  attempt: number;
+  running: boolean;
+}) {
   const url = `${props.base}/log`;
   const [win, setWin] = useState<LogWindow>(EMPTY);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState<string>();
+  /** Lines read so far while the whole log downloads. */
+  const [downloading, setDownloading] = useState<number>();
   const winRef = useRef(win);
   const pre = useRef<HTMLPreElement>(null);
   // Where to scroll once the lines just read are drawn (after paging, or while following).
@@ -152,17 +163,22 @@ export function LogView(props: { base: string; attempt: number; running: boolean
     <section className="log" aria-label="log">
       <h3>
         Log of attempt {props.attempt}{" "}
-        <a
-          href={withQuery(url, {
-            attempt: String(props.attempt),
-            limit: String(BIG_PAGE),
-            nextToken: win.chunks[0]?.start,
-          })}
-          download={`log-attempt-${props.attempt}.json`}
-          title="the API's page of up to 10,000 lines from the first line shown, as JSON"
+        <button
+          type="button"
+          className="link"
+          disabled={downloading !== undefined}
+          title="the whole log of this attempt as a text file, one line per message with its time"
+          onClick={() => {
+            setDownloading(0);
+            downloadLog(read, `${props.fileStem}-attempt-${props.attempt}.log`, setDownloading)
+              .catch((e: unknown) => setError(e))
+              .finally(() => setDownloading(undefined));
+          }}
         >
-          download
-        </a>
+          {downloading === undefined
+            ? "download"
+            : `downloading… ${downloading.toLocaleString()} lines`}
+        </button>
       </h3>
       {error ? <ErrorNote error={error} /> : null}
       <p className="log-position note" aria-live="polite">
