@@ -1,23 +1,15 @@
-/**
- * The console's task-group, trigger and event pages in a real browser against a real
- * `shoal standalone` (issue 13, item 5): create and change a task group, see its slots in use
- * and a refused delete; create a trigger for an example workflow, send a matching event from the
- * Events page, see the event listed and the trigger's last runs show the instance it started.
- * Screenshots go to .test-artifacts/console/ (task-groups.png, triggers.png, events.png).
- */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureConsoleBuilt, HAVE_CHROMIUM, launchBrowser, shot } from "../helpers/browser.js";
-import { api, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
+import {
+  closeConsole,
+  HAVE_CHROMIUM,
+  openConsole,
+  shot,
+  warnWithoutChromium,
+} from "../helpers/browser.js";
+import { api, type RunningStandalone } from "../helpers/standalone.js";
 
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    "console admin tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)",
-  );
-}
+warnWithoutChromium("console admin tests");
 
 describe.skipIf(!HAVE_CHROMIUM)("the console's task groups, triggers and events", () => {
   let sa: RunningStandalone;
@@ -25,19 +17,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's task groups, triggers and events"
   let page: Page;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    sa = await startStandaloneProcess({
-      dataDir: mkdtempSync(join(tmpdir(), "shoal-console-admin-")),
-      examples: true,
-    });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ sa, browser, page } = await openConsole({ name: "admin", examples: true }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await sa?.stop();
-  });
+  afterAll(() => closeConsole({ sa, browser }));
 
   it("creates a task group, shows its slots in use, and a refused delete as the API's message", async () => {
     await page.goto(`${sa.url}/task-groups`);
@@ -105,7 +88,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's task groups, triggers and events"
     expect(await row.getByRole("link", { name: "etl-report" }).getAttribute("href")).toBe(
       "/workflows/etl-report",
     );
-    expect(await row.textContent()).toContain("none yet");
+    await expect.poll(() => row.textContent()).toContain("none yet");
 
     // "Test…" opens the Events page with the form prefilled from the pattern.
     await row.getByRole("link", { name: /send a test event/ }).click();

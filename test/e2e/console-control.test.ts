@@ -1,22 +1,15 @@
-/**
- * The console in a real browser against a real `shoal standalone` (issue 13): pause and resume
- * an instance from its page, go from a parent to its sub-workflow's instance and back, and use
- * the lists, the task panel and the Run form with the keyboard alone (states carry their word,
- * not only a colour). Screenshots go to .test-artifacts/console/.
- */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureConsoleBuilt, HAVE_CHROMIUM, launchBrowser, shot } from "../helpers/browser.js";
-import { api, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
+import {
+  closeConsole,
+  HAVE_CHROMIUM,
+  openConsole,
+  shot,
+  warnWithoutChromium,
+} from "../helpers/browser.js";
+import { api, type RunningStandalone } from "../helpers/standalone.js";
 
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    "console tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)",
-  );
-}
+warnWithoutChromium("console tests");
 
 /** Every state word StateBadge can show (its text, underscores as spaces). */
 const STATE_WORD =
@@ -87,19 +80,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's controls and keyboard use", () =>
   }
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    sa = await startStandaloneProcess({
-      dataDir: mkdtempSync(join(tmpdir(), "shoal-console-control-")),
-      examples: true,
-    });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ sa, browser, page } = await openConsole({ name: "control", examples: true }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await sa?.stop();
-  });
+  afterAll(() => closeConsole({ sa, browser }));
 
   it("pauses a running instance, starts nothing while PAUSED, and resumes it to SUCCESS", async () => {
     const steps = ["one", "two", "three", "four", "five"];

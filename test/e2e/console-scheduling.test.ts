@@ -1,22 +1,15 @@
-/**
- * The console's schedules and backfills in a real browser against a real `shoal standalone`
- * (issue 13): follow a schedule's fire ledger to the instance a fire started, switch the schedule
- * offline, and pause, resume and watch a backfill progress. Screenshots go to
- * .test-artifacts/console/ (schedules.png, schedule-ledger.png, backfills.png, backfill.png).
- */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureConsoleBuilt, HAVE_CHROMIUM, launchBrowser, shot } from "../helpers/browser.js";
-import { api, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
+import {
+  closeConsole,
+  HAVE_CHROMIUM,
+  openConsole,
+  shot,
+  warnWithoutChromium,
+} from "../helpers/browser.js";
+import { api, type RunningStandalone } from "../helpers/standalone.js";
 
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    "console scheduling tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)",
-  );
-}
+warnWithoutChromium("console scheduling tests");
 
 /** The numbers of a backfill progress text: `1 done · 1 running · 0 failed · 2 pending of 4`. */
 function counts(text: string | null): { done: number; running: number; pending: number } {
@@ -34,18 +27,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's schedules and backfills", () => {
   let page: Page;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    sa = await startStandaloneProcess({
-      dataDir: mkdtempSync(join(tmpdir(), "shoal-console-sched-")),
-    });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ sa, browser, page } = await openConsole({ name: "sched" }));
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await sa?.stop();
-  });
+  afterAll(() => closeConsole({ sa, browser }));
 
   it("shows an empty list as a sentence that says how to create one", async () => {
     await page.goto(`${sa.url}/schedules`);
@@ -129,7 +114,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's schedules and backfills", () => {
       })
       .toBe("OFFLINE");
     await expect.poll(() => toggle.getAttribute("aria-checked")).toBe("false");
-    expect(await page.locator("dl.facts").textContent()).toContain("none while offline");
+    await expect.poll(() => page.locator("dl.facts").textContent()).toContain("none while offline");
   }, 90_000);
 
   it("pauses, resumes and follows a backfill's progress", async () => {

@@ -1,22 +1,15 @@
-/**
- * The console's workflow pages in a real browser against a real `shoal standalone` (issue 13,
- * item 3): open a workflow from the list, see its DAG and a task's definition, its YAML, the diff
- * between two versions, and run it from chosen start tasks. Screenshots go to
- * .test-artifacts/console/ (workflow-graph.png, workflow-diff.png).
- */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureConsoleBuilt, HAVE_CHROMIUM, launchBrowser, shot } from "../helpers/browser.js";
-import { api, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
+import {
+  closeConsole,
+  HAVE_CHROMIUM,
+  openConsole,
+  shot,
+  warnWithoutChromium,
+} from "../helpers/browser.js";
+import { api, type RunningStandalone } from "../helpers/standalone.js";
 
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    "console workflow tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)",
-  );
-}
+warnWithoutChromium("console workflow tests");
 
 describe.skipIf(!HAVE_CHROMIUM)("the console's workflow pages", () => {
   let sa: RunningStandalone;
@@ -24,19 +17,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's workflow pages", () => {
   let page: Page;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    sa = await startStandaloneProcess({
-      dataDir: mkdtempSync(join(tmpdir(), "shoal-console-wf-")),
-      examples: true,
-    });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ sa, browser, page } = await openConsole({ name: "wf", examples: true }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await sa?.stop();
-  });
+  afterAll(() => closeConsole({ sa, browser }));
 
   it("lists the workflows with their last runs, and opens one's DAG and a task's definition", async () => {
     const run = await api(sa.url, "POST", "/v1/workflows/etl-report/runs", {});
@@ -104,7 +88,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's workflow pages", () => {
     // Viewing the older version: the graph follows ?version=.
     await page.getByRole("link", { name: `view version ${latest - 1}` }).click();
     await page.waitForURL(new RegExp(`version=${latest - 1}`));
-    expect(await page.locator("dl.facts").textContent()).toContain(`version ${latest - 1}`);
+    await expect
+      .poll(() => page.locator("dl.facts").textContent())
+      .toContain(`version ${latest - 1}`);
   });
 
   it("runs from a chosen start task, only that task", async () => {

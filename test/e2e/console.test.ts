@@ -1,21 +1,15 @@
-/**
- * The console in a real browser against a real `shoal standalone`: a new user's first steps
- * (issue 13). Start a workflow from the Run form and watch it succeed, read a failed task's log,
- * stop a running instance. Screenshots of each view go to .test-artifacts/console/.
- */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureConsoleBuilt, HAVE_CHROMIUM, launchBrowser, shot } from "../helpers/browser.js";
-import { api, type RunningStandalone, startStandaloneProcess } from "../helpers/standalone.js";
+import {
+  closeConsole,
+  HAVE_CHROMIUM,
+  openConsole,
+  shot,
+  warnWithoutChromium,
+} from "../helpers/browser.js";
+import { api, type RunningStandalone } from "../helpers/standalone.js";
 
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    "console tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)",
-  );
-}
+warnWithoutChromium("console tests");
 
 describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
   let sa: RunningStandalone;
@@ -23,19 +17,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
   let page: Page;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    sa = await startStandaloneProcess({
-      dataDir: mkdtempSync(join(tmpdir(), "shoal-console-")),
-      examples: true,
-    });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ sa, browser, page } = await openConsole({ name: "main", examples: true }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await sa?.stop();
-  });
+  afterAll(() => closeConsole({ sa, browser }));
 
   it("opens at /, with the health of the API it talks to", async () => {
     await page.goto(sa.url);

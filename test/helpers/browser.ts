@@ -5,10 +5,11 @@
  * say so.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { REPO } from "./standalone.js";
+import { REPO, type RunningStandalone, startStandaloneProcess } from "./standalone.js";
 
 /** The browser the tests drive (override with SHOAL_CHROMIUM). */
 export const CHROMIUM = process.env.SHOAL_CHROMIUM ?? "/usr/bin/chromium";
@@ -65,4 +66,43 @@ export async function shot(page: Page, name: string): Promise<string> {
   const path = join(SHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** A standalone and a browser page on its console, for one test file. */
+export interface ConsoleUnderTest {
+  sa: RunningStandalone;
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * Starts what a console test file needs: the console built, a `shoal standalone` in a fresh data
+ * directory (`examples` loads the example workflows), headless Chromium and one 1400×900 page.
+ * Close it with {@link closeConsole}.
+ */
+export async function openConsole(opts: {
+  name: string;
+  examples?: boolean;
+}): Promise<ConsoleUnderTest> {
+  ensureConsoleBuilt();
+  const sa = await startStandaloneProcess({
+    dataDir: mkdtempSync(join(tmpdir(), `shoal-console-${opts.name}-`)),
+    ...(opts.examples ? { examples: true } : {}),
+  });
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  return { sa, browser, page };
+}
+
+/** Closes the browser, then stops the standalone (either may be missing after a failed start). */
+export async function closeConsole(c: Partial<ConsoleUnderTest> | undefined): Promise<void> {
+  await c?.browser?.close();
+  await c?.sa?.stop();
+}
+
+/** Says, once per file, that its console tests are skipped because Chromium is missing. */
+export function warnWithoutChromium(what: string): void {
+  if (!HAVE_CHROMIUM) {
+    console.warn(`${what} skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+  }
 }

@@ -14,6 +14,7 @@ import { formatMode, formatRange } from "../components/backfills/describe";
 import { ErrorNote } from "../components/ErrorNote";
 import { formatInstant } from "../components/format";
 import "./scheduling.css";
+import { OlderLink } from "../components/OlderLink";
 
 const STATES: Backfill["state"][] = ["RUNNING", "PAUSED", "CANCELLED", "SUCCESS", "FAILURE"];
 
@@ -116,15 +117,7 @@ export function BackfillsPage() {
           </tbody>
         </table>
       ) : null}
-      {list.data?.nextToken ? (
-        <p>
-          <Link
-            to={`?${new URLSearchParams({ ...Object.fromEntries(params), page: list.data.nextToken })}`}
-          >
-            Older →
-          </Link>
-        </p>
-      ) : null}
+      <OlderLink nextToken={list.data?.nextToken} />
     </main>
   );
 }

@@ -10,6 +10,7 @@ import { RUN_TYPES } from "../../../lib/core/run-type.js";
 import { api, type InstanceSummary, type Page, withQuery } from "../api";
 import { ErrorNote } from "../components/ErrorNote";
 import { formatInstant, formatSpan } from "../components/format";
+import { OlderLink } from "../components/OlderLink";
 import { StateBadge } from "../components/StateBadge";
 
 // The lists the API validates against (lib/core is pure, so it runs in the browser too).
@@ -127,15 +128,7 @@ export function InstancesPage() {
           No instance matches (a filtered page may be empty while older pages match).
         </p>
       ) : null}
-      {list.data?.nextToken ? (
-        <p>
-          <Link
-            to={`?${new URLSearchParams({ ...Object.fromEntries(params), page: list.data.nextToken })}`}
-          >
-            Older →
-          </Link>
-        </p>
-      ) : null}
+      <OlderLink nextToken={list.data?.nextToken} />
     </main>
   );
 }

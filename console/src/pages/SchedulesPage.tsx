@@ -13,6 +13,7 @@ import { Timing } from "../components/schedules/timing";
 import { useNow } from "../components/schedules/useNow";
 import { formatInZone, formatNextFire, nextPollMs } from "../components/schedules/zone-time";
 import "./scheduling.css";
+import { OlderLink } from "../components/OlderLink";
 
 /** The schedules list (`/schedules?workflow=…`). */
 export function SchedulesPage() {
@@ -120,15 +121,7 @@ export function SchedulesPage() {
           </tbody>
         </table>
       ) : null}
-      {list.data?.nextToken ? (
-        <p>
-          <Link
-            to={`?${new URLSearchParams({ ...Object.fromEntries(params), page: list.data.nextToken })}`}
-          >
-            Older →
-          </Link>
-        </p>
-      ) : null}
+      <OlderLink nextToken={list.data?.nextToken} />
     </main>
   );
 }
