@@ -36,7 +36,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's workflow pages", () => {
     // The next fire of its ONLINE schedule, in the schedule's zone: 1 January, midnight.
     await expect
       .poll(() => row.textContent(), { timeout: 10_000 })
-      .toMatch(/\d{4}-01-01 00:00:00 Europe\/Paris/);
+      .toMatch(/\d{4}-01-01 00:00:00 \+01:00 \(Europe\/Paris\)/);
     // The run just started shows as a dot linking to its instance, its state as its name.
     await expect
       .poll(() => row.locator("a.run-dot").first().getAttribute("href"), { timeout: 15_000 })

@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { unifiedRows } from "../../console/src/components/workflow/line-diff.js";
-import { formatInZone } from "../../console/src/components/workflow/zone.js";
 
 const lines = (n: number, prefix = "line") =>
   Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join("\n");
@@ -46,21 +45,5 @@ describe("unifiedRows", () => {
 
   it("handles texts without a final newline", () => {
     expect(unifiedRows("a", "b").map((r) => `${r.mark}${r.text}`)).toEqual(["-a", "+b"]);
-  });
-});
-
-describe("formatInZone", () => {
-  it("shows the instant in the named zone, with the zone", () => {
-    expect(formatInZone("2026-01-01T05:00:00.000Z", "Asia/Tokyo")).toBe(
-      "2026-01-01 14:00:00 Asia/Tokyo",
-    );
-    expect(formatInZone("2026-07-01T00:00:00Z", "Europe/Paris")).toBe(
-      "2026-07-01 02:00:00 Europe/Paris",
-    );
-  });
-
-  it("shows - for no instant, and UTC for a zone the runtime does not know", () => {
-    expect(formatInZone(undefined, "UTC")).toBe("-");
-    expect(formatInZone("2026-01-01T05:00:00.000Z", "Mars/Base")).toBe("2026-01-01 05:00:00Z");
   });
 });

@@ -8,7 +8,7 @@ import {
   instantToWall,
   nextPollMs,
   wallToInstant,
-} from "../../console/src/components/schedules/zone-time.js";
+} from "../../console/src/model/zone-time.js";
 
 describe("times on a schedule's wall clock", () => {
   it("formats an instant in the schedule's zone with its offset", () => {

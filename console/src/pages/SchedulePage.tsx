@@ -13,7 +13,7 @@ import { SchedulePreview } from "../components/schedules/SchedulePreview";
 import { ScheduleSwitch } from "../components/schedules/ScheduleSwitch";
 import { Timing } from "../components/schedules/timing";
 import { useNow } from "../components/schedules/useNow";
-import { formatInZone, formatNextFire, nextPollMs } from "../components/schedules/zone-time";
+import { formatInZone, formatNextFire, nextPollMs } from "../model/zone-time";
 import "./scheduling.css";
 
 /** The page of a schedule (`/schedules/:id`). */

@@ -11,7 +11,7 @@ import { ErrorNote } from "../components/ErrorNote";
 import { ScheduleSwitch } from "../components/schedules/ScheduleSwitch";
 import { Timing } from "../components/schedules/timing";
 import { useNow } from "../components/schedules/useNow";
-import { formatInZone, formatNextFire, nextPollMs } from "../components/schedules/zone-time";
+import { formatInZone, formatNextFire, nextPollMs } from "../model/zone-time";
 import "./scheduling.css";
 import { OlderLink } from "../components/OlderLink";
 

@@ -13,7 +13,7 @@ import { ErrorNote } from "../components/ErrorNote";
 import { RunForm } from "../components/RunForm";
 import { LastRuns } from "../components/workflow/LastRuns";
 import type { WorkflowListItem } from "../components/workflow/types";
-import { formatInZone } from "../components/workflow/zone";
+import { formatInZone } from "../model/zone-time";
 import "./workflows.css";
 
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
@@ -81,7 +81,9 @@ export function WorkflowsPage() {
                 </td>
                 <td>{w.description ?? ""}</td>
                 <td className="mono">
-                  {w.nextFireAt ? formatInZone(w.nextFireAt, w.nextFireTimezone ?? "UTC") : "-"}
+                  {w.nextFireAt
+                    ? `${formatInZone(w.nextFireAt, w.nextFireTimezone ?? "UTC")} (${w.nextFireTimezone ?? "UTC"})`
+                    : "-"}
                 </td>
                 <td>
                   <LastRuns runs={w.lastRuns ?? []} />

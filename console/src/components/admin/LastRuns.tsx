@@ -1,10 +1,9 @@
 /** A workflow's last runs started by triggers, as coloured dots linking to each instance. */
 import { useQuery } from "@tanstack/react-query";
-import { Link } from "react-router";
 import { api, type InstanceSummary, type Page, withQuery } from "../../api";
 import { ErrorNote } from "../ErrorNote";
 import { formatInstant } from "../format";
-import { stateLook } from "../StateBadge";
+import { RunDots } from "../RunDots";
 
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
 
@@ -28,23 +27,13 @@ export function LastRuns(props: { workflow: string; limit?: number }) {
   if (!runs.data) return <span aria-busy="true">…</span>;
   if (runs.data.items.length === 0) return <span className="note">none yet</span>;
   return (
-    <ul className="last-runs" aria-label={`last triggered runs of ${props.workflow}`}>
-      {runs.data.items.map((i) => {
-        const { icon, tone } = stateLook(i.state);
-        const label = `${i.state} (${formatInstant(i.startedAt ?? i.createdAt)})`;
-        return (
-          <li key={i.instanceId}>
-            <Link
-              to={`/instances/${i.instanceId}`}
-              className={`run-dot tone-bg-${tone}`}
-              title={label}
-              aria-label={label}
-            >
-              <span aria-hidden="true">{icon}</span>
-            </Link>
-          </li>
-        );
-      })}
-    </ul>
+    <RunDots
+      ariaLabel={`last triggered runs of ${props.workflow}`}
+      runs={runs.data.items.map((i) => ({
+        instanceId: i.instanceId,
+        state: i.state,
+        label: `${i.state} (${formatInstant(i.startedAt ?? i.createdAt)})`,
+      }))}
+    />
   );
 }

@@ -9,10 +9,10 @@ import { useEffect } from "react";
 import { Link } from "react-router";
 import type { Backfill } from "../../../../lib/cli/api-types.generated";
 import { api, type InstanceSummary, type Page, withQuery } from "../../api";
+import { formatInZone } from "../../model/zone-time";
 import { ErrorNote } from "../ErrorNote";
 import { formatInstant, formatSpan } from "../format";
 import { StateBadge } from "../StateBadge";
-import { formatInZone } from "../schedules/zone-time";
 
 const FINAL = new Set(["SUCCESS", "FAILURE", "STOPPED"]);
 /** Empty filtered pages followed by themselves before the user is asked to. */

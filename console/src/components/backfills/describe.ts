@@ -1,6 +1,6 @@
 /** A backfill's mode and range in words, as its list and its page show them. */
 import type { Backfill } from "../../../../lib/cli/api-types.generated";
-import { formatInZone } from "../schedules/zone-time";
+import { formatInZone } from "../../model/zone-time";
 
 /** `SERIAL` or `PARALLEL ×3`. */
 export function formatMode(b: Backfill): string {

@@ -9,9 +9,9 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
 import type { Fire, Schedule } from "../../../../lib/cli/api-types.generated";
 import { api, type Page, withQuery } from "../../api";
+import { formatInZone, formatLateness, instantToWall, wallToInstant } from "../../model/zone-time";
 import { ErrorNote } from "../ErrorNote";
 import { DecisionBadge } from "./DecisionBadge";
-import { formatInZone, formatLateness, instantToWall, wallToInstant } from "./zone-time";
 
 /** The ledger's answer: a page of fires, and whether the schedule itself was deleted. */
 type FirePage = Page<Fire> & { scheduleDeleted?: boolean };

@@ -6,8 +6,8 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
 import type { SchedulePreview as Preview, Schedule } from "../../../../lib/cli/api-types.generated";
 import { api } from "../../api";
+import { formatInZone, formatRelative } from "../../model/zone-time";
 import { ErrorNote } from "../ErrorNote";
-import { formatInZone, formatRelative } from "./zone-time";
 
 const COUNTS = [5, 10, 25, 50, 100];
 

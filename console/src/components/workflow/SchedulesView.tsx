@@ -7,10 +7,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, type Page } from "../../api";
+import { formatInZone } from "../../model/zone-time";
 import { ErrorNote } from "../ErrorNote";
 import { formatInstant } from "../format";
 import type { Schedule, Trigger } from "./types";
-import { formatInZone } from "./zone";
 
 /** Triggers read to find this workflow's (the API lists them without a workflow filter). */
 const TRIGGERS_READ = 200;

@@ -4,7 +4,7 @@
  * functions, so they are unit-tested without a browser.
  */
 // `.js`: the unit tests compile this file under the root (node16) configuration too.
-import { formatDurationBrief } from "../../model/time-axis.js";
+import { formatDurationBrief } from "./time-axis.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
