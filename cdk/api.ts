@@ -7,8 +7,11 @@ import { RemovalPolicy } from "aws-cdk-lib";
 import { type CfnStage, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import { FunctionUrlAuthType, type IFunction } from "aws-cdk-lib/aws-lambda";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import {
+  FunctionUrlAuthType,
+  type IFunction,
+  type Function as LambdaFunction,
+} from "aws-cdk-lib/aws-lambda";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 
@@ -21,12 +24,14 @@ export interface ShoalApi {
 /** Adds the API in front of `fn` (see the file comment). */
 export function addApi(
   scope: Construct,
-  fn: NodejsFunction,
+  fn: LambdaFunction,
   opts: {
     prefix: string;
     mode?: "httpApi" | "functionUrl";
     jwt?: { issuer: string; audience: string[] };
     retention: RetentionDays;
+    /** Of the access log group (default RETAIN). */
+    removalPolicy?: RemovalPolicy;
   },
 ): ShoalApi {
   if (opts.mode === "functionUrl") {
@@ -41,7 +46,14 @@ export function addApi(
         })
       : new HttpIamAuthorizer(),
   });
-  addAccessLogs(scope, httpApi, opts.prefix, opts.retention, opts.jwt !== undefined);
+  addAccessLogs(
+    scope,
+    httpApi,
+    opts.prefix,
+    opts.retention,
+    opts.jwt !== undefined,
+    opts.removalPolicy,
+  );
   httpApi.addRoutes({
     path: "/{proxy+}",
     methods: [HttpMethod.ANY],
@@ -60,11 +72,12 @@ export function addAccessLogs(
   prefix: string,
   retention: RetentionDays,
   jwt: boolean,
+  removalPolicy: RemovalPolicy = RemovalPolicy.RETAIN,
 ): LogGroup {
   const accessLogs = new LogGroup(scope, "ApiAccessLogs", {
     logGroupName: `/${prefix}/api-access`,
     retention,
-    removalPolicy: RemovalPolicy.RETAIN,
+    removalPolicy,
   });
   const stage = http.defaultStage?.node.defaultChild as CfnStage | undefined;
   if (stage) {

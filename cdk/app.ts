@@ -1,10 +1,12 @@
 /**
  * The CDK app: `npx cdk synth` / `npx cdk deploy` from the repository root (cdk.json).
- * Synthesis needs no AWS account and no Docker: esbuild bundles the handlers locally, and the
- * ECS worker image is only staged (Docker builds it at deploy). Context flags (`-c key=value`,
- * read by `shoalPropsFromContext` in shoal-stack.ts; details in cdk/README.md):
+ * Synthesis needs no AWS account and no Docker: esbuild bundles the handlers from the sources
+ * afresh at every synthesis (cdk/bundles.ts), and the ECS worker image is only staged (Docker
+ * builds it at deploy). Context flags (`-c key=value`, read by `shoalPropsFromContext` in
+ * shoal-stack.ts; details in cdk/README.md):
  *
  * - `stackName` (default "Shoal"), `prefix` (default "shoal"), `deletionProtection=false`
+ * - `removalPolicy=destroy`: `cdk destroy` deletes the tables and named log groups too
  * - `apiMode=functionUrl`: a Lambda function URL instead of the HTTP API (LocalStack's free tier)
  * - `workerGroups=default,gpu`: Lambda worker groups (default "default")
  * - `ecsWorkers=true`: an ECS Fargate worker group, with `ecsWorkerGroup` (default "ecs"),

@@ -5,7 +5,7 @@
  * subnets without NAT gateways, and a service scaled on the queues' depth down to zero tasks.
  * And the task-type permissions every worker (function or ECS task role) gets.
  */
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
 import {
   AdjustmentType,
@@ -44,8 +44,9 @@ import {
 import { PolicyStatement, Role } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
-import { NagSuppressions } from "cdk-nag";
 import { Construct } from "constructs";
+import { bundlesDir } from "./bundles.js";
+import { suppressNag } from "./nag.js";
 
 /** Options of the ECS worker group (`ShoalProps.ecsWorkers`; context flags in cdk/app.ts). */
 export interface EcsWorkerOptions {
@@ -85,9 +86,6 @@ const MAX_STEPS = 10;
 
 /** Fargate's CPU sizes (https://docs.aws.amazon.com/AmazonECS/latest/developerguide/fargate-tasks-services.html). */
 const FARGATE_CPU = [256, 512, 1024, 2048, 4096, 8192, 16384];
-
-/** The repository root: the Docker build context (Dockerfile and .dockerignore live there). */
-const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /**
  * One step of the scale-out policy: from `fromDepth` queued-or-running messages on, run `tasks`
@@ -149,6 +147,8 @@ export interface EcsWorkersProps {
   /** The functions' environment (lib/aws/config.ts ENV names). */
   environment: Record<string, string>;
   logRetention: RetentionDays;
+  /** Of the flow and worker log groups (default RETAIN). */
+  removalPolicy?: RemovalPolicy;
 }
 
 /**
@@ -177,7 +177,7 @@ export class EcsWorkers extends Construct {
     const flowLogs = new LogGroup(this, "FlowLogs", {
       logGroupName: `/${prefix}/vpc-flow-logs`,
       retention: props.logRetention,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     this.vpc = new Vpc(this, "Vpc", {
       vpcName: `${prefix}-workers`,
@@ -207,7 +207,7 @@ export class EcsWorkers extends Construct {
     this.logGroup = new LogGroup(this, "Logs", {
       logGroupName: `/${prefix}/ecs-workers`,
       retention: props.logRetention,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     this.taskDefinition = new FargateTaskDefinition(this, "TaskDef", {
       family: `${prefix}-worker-${s.group}`,
@@ -219,12 +219,13 @@ export class EcsWorkers extends Construct {
       },
     });
     this.taskDefinition.addContainer("worker", {
-      // Only staged at synthesis; Docker builds it at deploy (needs arm64 emulation on x86).
-      image: ContainerImage.fromAsset(REPO_ROOT, {
-        file: "Dockerfile",
+      // Built from the bundled worker and its Dockerfile (cdk/worker-image, shipped in the
+      // package's dist/ecs-worker), not from a source tree. Only staged at synthesis; Docker
+      // builds it at deploy (needs arm64 emulation on x86).
+      image: ContainerImage.fromAsset(join(bundlesDir(), "ecs-worker"), {
         platform: Platform.LINUX_ARM64,
       }),
-      // The image's ENTRYPOINT is `node bin/shoal.js worker`.
+      // The image's ENTRYPOINT runs `shoal worker` (cdk/worker-image/main.ts).
       command: ["--group", s.group, "--concurrency", String(s.concurrency)],
       environment: { ...props.environment, AWS_REGION: Stack.of(this).region },
       logging: LogDrivers.awsLogs({ streamPrefix: "worker", logGroup: this.logGroup }),
@@ -337,37 +338,29 @@ export class EcsWorkers extends Construct {
   }
 
   private suppressNagFindings(): void {
-    NagSuppressions.addResourceSuppressions(this.taskDefinition, [
+    suppressNag(this.taskDefinition, [
       {
         id: "AwsSolutions-ECS2",
         reason:
           "The environment holds resource names and settings (tables, queue URL, bus, log group), the same as the functions' environment; no secret.",
       },
     ]);
-    NagSuppressions.addResourceSuppressions(
-      this.taskDefinition.obtainExecutionRole(),
-      [
-        {
-          id: "AwsSolutions-IAM5",
-          reason:
-            "ecr:GetAuthorizationToken has no resource-level permissions (it must be '*'); the execution role pulls only the worker image.",
-          appliesTo: ["Resource::*"],
-        },
-      ],
-      true,
-    );
-    NagSuppressions.addResourceSuppressions(
-      this.taskDefinition.taskRole,
-      [
-        {
-          id: "AwsSolutions-IAM5",
-          reason:
-            "A worker protects its own task from scale-in (ecs:UpdateTaskProtection); task ids are random, so the resource is the cluster's tasks (task/<cluster>/*).",
-          appliesTo: [{ regex: "/^Resource::arn:<AWS::Partition>:ecs:.*:task\\/.*\\/\\*$/g" }],
-        },
-      ],
-      true,
-    );
+    suppressNag(this.taskDefinition.obtainExecutionRole(), [
+      {
+        id: "AwsSolutions-IAM5",
+        reason:
+          "ecr:GetAuthorizationToken has no resource-level permissions (it must be '*'); the execution role pulls only the worker image.",
+        appliesTo: ["Resource::*"],
+      },
+    ]);
+    suppressNag(this.taskDefinition.taskRole, [
+      {
+        id: "AwsSolutions-IAM5",
+        reason:
+          "A worker protects its own task from scale-in (ecs:UpdateTaskProtection); task ids are random, so the resource is the cluster's tasks (task/<cluster>/*).",
+        appliesTo: [{ regex: "/^Resource::arn:<AWS::Partition>:ecs:.*:task\\/.*\\/\\*$/g" }],
+      },
+    ]);
   }
 }
 

@@ -1,21 +1,20 @@
 /**
- * One of Shoal's Lambda handlers (`functions/<handler>/index.ts`) as a function of the stack:
- * Node 22 on arm64, an ESM bundle built by the local esbuild (never Docker), and a log group of
- * its own with the stack's log retention.
+ * One of Shoal's Lambda handlers as a function of the stack: Node 22 on arm64, the pre-built ESM
+ * bundle `lambda/<handler>/` of cdk/bundles.ts (the installed package's `dist/`, or a fresh
+ * build when running from the repository's sources; never Docker), and a log group of its own
+ * with the stack's log retention.
  */
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { type Duration, RemovalPolicy, Size } from "aws-cdk-lib";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { Architecture, Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
-
-const HANDLERS = fileURLToPath(new URL("../functions/", import.meta.url));
+import { bundlesDir, type LambdaHandler } from "./bundles.js";
 
 /** What {@link handlerFunction} needs besides its scope and name. */
 export interface HandlerFunctionProps {
-  /** The handler folder under functions/ (`worker` for every worker group's function). */
-  handler: string;
+  /** The handler bundle (`worker` for every worker group's function). */
+  handler: LambdaHandler;
   /** Physical name of the function (`<prefix>-<name>`). */
   functionName: string;
   timeout: Duration;
@@ -32,11 +31,11 @@ export function handlerFunction(
   scope: Construct,
   name: string,
   props: HandlerFunctionProps,
-): NodejsFunction {
-  return new NodejsFunction(scope, `Fn-${name}`, {
+): LambdaFunction {
+  return new LambdaFunction(scope, `Fn-${name}`, {
     functionName: props.functionName,
-    entry: `${HANDLERS}${props.handler}/index.ts`,
-    handler: "handler",
+    code: Code.fromAsset(join(bundlesDir(), props.handler)),
+    handler: "index.handler",
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.ARM_64,
     memorySize: props.memorySize ?? 512,
@@ -49,18 +48,5 @@ export function handlerFunction(
       retention: props.retention,
       removalPolicy: RemovalPolicy.DESTROY,
     }),
-    bundling: {
-      format: OutputFormat.ESM,
-      target: "node22",
-      minify: true,
-      // Error classes name themselves after their class (lib/core/errors.ts): keep class names
-      // through minification so logs and answers say `RetryLater`, not `Cr`.
-      keepNames: true,
-      sourceMap: true,
-      forceDockerBundling: false,
-      // ESM bundles of CommonJS dependencies need `require`.
-      banner:
-        "import { createRequire as __shoalRequire } from 'module'; const require = __shoalRequire(import.meta.url);",
-    },
   });
 }

@@ -24,11 +24,11 @@ import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
-import { NagSuppressions } from "cdk-nag";
 import type { Construct } from "constructs";
 import { METRICS } from "../lib/aws/config.js";
 import type { Priority } from "../lib/core/model.js";
 import type { EcsWorkers } from "./ecs-workers.js";
+import { suppressNag } from "./nag.js";
 
 /**
  * Fire lateness (ms) above which schedules count as late: the sweeper runs every minute and
@@ -168,7 +168,7 @@ export function addMonitoring(scope: Construct, props: MonitoringProps): ShoalMo
       enforceSSL: true,
     });
     topic.addSubscription(new EmailSubscription(props.alarmEmail));
-    NagSuppressions.addResourceSuppressions(topic, [
+    suppressNag(topic, [
       {
         id: "AwsSolutions-SNS2",
         reason:

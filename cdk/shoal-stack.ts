@@ -2,7 +2,7 @@
  * `ShoalStack`: a stack holding one `Shoal` construct, and `shoalPropsFromContext`, which reads
  * the construct's props from CDK context flags (`-c key=value`, or cdk.json "context").
  */
-import { Stack, type StackProps } from "aws-cdk-lib";
+import { RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import type { EcsWorkerOptions } from "./ecs-workers.js";
 import { Shoal, type ShoalProps } from "./shoal.js";
@@ -22,6 +22,7 @@ export const CONTEXT_KEYS = [
   "prefix",
   "apiMode",
   "deletionProtection",
+  "removalPolicy",
   "workerGroups",
   "ecsWorkers",
   "ecsWorkerGroup",
@@ -74,6 +75,10 @@ export function shoalPropsFromContext(
   if (apiMode !== undefined && apiMode !== "httpApi" && apiMode !== "functionUrl") {
     throw new Error(`-c apiMode must be httpApi or functionUrl, got '${apiMode}'`);
   }
+  const removal = str("removalPolicy");
+  if (removal !== undefined && removal !== "retain" && removal !== "destroy") {
+    throw new Error(`-c removalPolicy must be retain or destroy, got '${removal}'`);
+  }
   const ecs: EcsWorkerOptions = {};
   const ecsGroup = str("ecsWorkerGroup");
   if (ecsGroup !== undefined) ecs.group = ecsGroup;
@@ -95,8 +100,10 @@ export function shoalPropsFromContext(
   const props: ShoalProps = {
     prefix: str("prefix") ?? "shoal",
     apiMode: apiMode ?? "httpApi",
-    deletionProtection: bool("deletionProtection") ?? true,
   };
+  const deletionProtection = bool("deletionProtection");
+  if (deletionProtection !== undefined) props.deletionProtection = deletionProtection;
+  if (removal === "destroy") props.removalPolicy = RemovalPolicy.DESTROY;
   const set = <K extends keyof ShoalProps>(k: K, v: ShoalProps[K] | undefined) => {
     if (v !== undefined) props[k] = v;
   };

@@ -9,17 +9,18 @@ import {
 import { EventBus, Match, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { IGrantable } from "aws-cdk-lib/aws-iam";
+import type { Function as ShoalFunction } from "aws-cdk-lib/aws-lambda";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
-import { NagSuppressions } from "cdk-nag";
 import { Construct } from "constructs";
 import { ENV, resourceNames, TABLE_ENV } from "../lib/aws/config.js";
 import { QUEUE_SETTINGS, TABLES, TTL_ATTRIBUTE } from "../lib/aws/resources.js";
 import { PRIORITIES, type Priority } from "../lib/core/model.js";
 import { EVENT_SOURCE, TRIGGER_DETAIL_TYPES } from "../lib/core/state-events.js";
+import { addAlerts, type ShoalAlertsOptions } from "./alerts.js";
 import { addApi } from "./api.js";
+import type { LambdaHandler } from "./bundles.js";
 import { type EcsWorkerOptions, EcsWorkers, ecsWorkerSettings } from "./ecs-workers.js";
 import { handlerFunction } from "./handler-function.js";
 import {
@@ -29,41 +30,101 @@ import {
   type ShoalMonitoring,
   type TierQueue,
 } from "./monitoring.js";
+import { suppressNag } from "./nag.js";
+import { SECRET_NAG_SUPPRESSIONS, secretStatements } from "./secrets.js";
 import { TASK_TYPE_NAG_SUPPRESSIONS, taskTypeStatements } from "./task-permissions.js";
 
-/** Options of the {@link Shoal} construct (context flags: cdk/app.ts, cdk/README.md). */
+/**
+ * Options of the {@link Shoal} construct, all optional (`new Shoal(this, "Scheduler")` deploys
+ * the defaults). The repository's own app sets them from context flags (cdk/app.ts).
+ */
 export interface ShoalProps {
-  /** Resource name prefix (`SHOAL_PREFIX`), default "shoal". */
+  /**
+   * Prefix of every physical name: tables `<prefix>-<table>`, queues `<prefix>-…`, functions
+   * `<prefix>-api` …, the bus `<prefix>-bus`, log groups `/<prefix>/…`, the dashboard, the
+   * alarm topic, the ECS cluster. Two Shoal deployments in one account and region need two
+   * prefixes. The CLI and standalone use the same value (`SHOAL_PREFIX`). Default "shoal".
+   */
   prefix?: string;
-  /** DynamoDB deletion protection (default true; false for throw-away stacks). */
+  /**
+   * Prefix of the stack output keys (`<outputPrefix>ApiUrl`, `<outputPrefix>Prefix`, …).
+   * Default "": `ApiUrl`, the keys `shoal config from-stack` reads, so the default suits one
+   * Shoal per stack. A second Shoal in the same stack needs one (e.g. "Batch").
+   */
+  outputPrefix?: string;
+  /**
+   * What `cdk destroy` (or removing the construct) does with the data: the DynamoDB tables and
+   * the named log groups (task logs, API access logs, ECS worker and VPC flow logs). Default
+   * `RemovalPolicy.RETAIN`: they stay, and a redeploy with the same prefix fails until they are
+   * deleted by hand. `RemovalPolicy.DESTROY` deletes them (for test and preview stacks; it
+   * also turns `deletionProtection` off unless set). The functions' own log groups are always
+   * deleted with the stack.
+   */
+  removalPolicy?: RemovalPolicy;
+  /**
+   * DynamoDB deletion protection of the tables. Default true, or false when `removalPolicy` is
+   * DESTROY (a protected table cannot be deleted).
+   */
   deletionProtection?: boolean;
   /**
-   * Days CloudWatch Logs keeps the task logs, API access logs, ECS worker and VPC flow logs:
-   * a `RetentionDays` value (1, 3, 5, 7, 14, 30, …, 3653; 9999 = forever). Default 30.
+   * Days CloudWatch Logs keeps the task logs, API access logs, ECS worker, VPC flow logs and the
+   * functions' logs: a `RetentionDays` value (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365,
+   * 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653; 9999 = forever). Default 30.
    */
   logRetentionDays?: number;
   /**
-   * "httpApi" (default): API Gateway HTTP API with IAM (or JWT) authorisation. "functionUrl": a
-   * Lambda function URL with IAM auth, for LocalStack's free tier, which has no HTTP API.
+   * The API's front door. "httpApi" (default): an API Gateway HTTP API with IAM (or `jwt`)
+   * authorisation and access logs. "functionUrl": a Lambda function URL with IAM auth, for
+   * LocalStack's free tier, which has no HTTP API.
    */
   apiMode?: "httpApi" | "functionUrl";
-  /** Worker groups with task queues and a worker function (default ["default"]). */
+  /**
+   * Lambda worker groups: each gets five task queues (one per priority) and a worker function
+   * (`<prefix>-worker` for "default", `<prefix>-worker-<group>` for the others). Tasks choose
+   * theirs with `workerGroup`. Default ["default"].
+   */
   workerGroups?: string[];
-  /** An ECS Fargate worker group (ecs-workers.ts; `{}` for the defaults); none when absent. */
+  /**
+   * An ECS Fargate worker group for tasks longer than Lambda's 15 minutes: a VPC without NAT, a
+   * cluster and a service scaled on its queues' depth down to zero tasks. `{}` for the
+   * defaults (group "ecs", 1 vCPU, 2 GiB, up to 10 tasks). None when absent. The image is built
+   * by Docker at `cdk deploy` (synthesis needs no Docker).
+   */
   ecsWorkers?: EcsWorkerOptions;
   /**
    * JWT authorisation of the HTTP API instead of IAM: tokens of `issuer` (an https URL, its
    * OpenID discovery document names the keys) whose `aud` is one of `audience`. httpApi only.
    */
   jwt?: { issuer: string; audience: string[] };
-  /** Mailed on every alarm through an SNS topic; no topic when absent. */
+  /**
+   * An e-mail address mailed on every alarm (function errors, DLQ messages, late schedules,
+   * throttles) through an SNS topic `<prefix>-alarms`; AWS mails a confirmation link first.
+   * No topic when absent (the alarms still show on the dashboard).
+   */
   alarmEmail?: string;
-  /** Days DynamoDB TTL keeps a finished instance (default 90; 0 = forever). */
+  /**
+   * Days a finished workflow instance (with its tasks) is kept before DynamoDB TTL deletes it.
+   * Default 90; 0 = forever.
+   */
   instanceRetentionDays?: number;
-  /** ARNs of the functions LAMBDA tasks may invoke (none by default: least privilege). */
+  /**
+   * ARNs of the functions LAMBDA tasks may invoke (with their versions and aliases). None by
+   * default: least privilege, a LAMBDA task fails with AccessDenied until its function is listed.
+   */
   lambdaTaskFunctions?: string[];
-  /** ARNs of the state machines STEP_FUNCTIONS tasks may start (none by default). */
+  /**
+   * ARNs of the state machines STEP_FUNCTIONS tasks may start (and whose executions they may
+   * describe and stop). None by default.
+   */
   stepFunctionsTaskStateMachines?: string[];
+  /** Alert channels of the workflows' and schedules' alert rules (cdk/alerts.ts, docs/alerts.md). */
+  alerts?: ShoalAlertsOptions;
+  /**
+   * Secrets tasks may read with `${secret:NAME}` (docs/secrets.md): Secrets Manager names
+   * (`prod/db`), name prefixes (`prod/*`) or ARNs, and SSM parameters as `ssm:/prod/db/pw`
+   * (`ssm:/prod/*`). The workers get read access to these only (cdk/secrets.ts). None by default.
+   */
+  taskSecrets?: string[];
 }
 
 /**
@@ -98,18 +159,27 @@ type QueueSettings = { visibilityTimeoutSeconds: number; maxReceiveCount: number
  * dashboard) and the stack outputs `shoal config from-stack` reads.
  */
 export class Shoal extends Construct {
+  /** The DynamoDB tables by logical name (lib/aws/resources.ts: workflows, instances, …). */
   readonly tables: Record<string, Table> = {};
+  /** The engine's FIFO queue of state-change events (`<prefix>-events.fifo`). */
   readonly eventsQueue: Queue;
+  /** Stop and other signals to running instances (`<prefix>-signals`). */
   readonly signalsQueue: Queue;
+  /** Every worker group's task queues, five per group (one per priority). */
   readonly taskQueues: Queue[] = [];
+  /** The dead-letter queue of every queue above. */
   readonly deadLetterQueues: Queue[] = [];
-  readonly functions: Record<string, NodejsFunction> = {};
+  /** The Lambda functions by name: api, dispatcher, sweeper, trigger, worker[-<group>]. */
+  readonly functions: Record<string, ShoalFunction> = {};
+  /** The event bus of triggers and of Shoal's state events (`<prefix>-bus`). */
   readonly bus: EventBus;
+  /** The task logs' log group (`/<prefix>/tasks`). */
   readonly taskLogs: LogGroup;
   /** The API's base URL (HTTP API endpoint or function URL). */
   readonly apiUrl: string;
   /** The ECS worker group, when `ecsWorkers` is set. */
   readonly ecsWorkers?: EcsWorkers;
+  /** The dashboard, alarms and (with `alarmEmail`) the alarm topic. */
   readonly monitoring: ShoalMonitoring;
 
   /** @throws Error on invalid props (retention, jwt with functionUrl, ARNs, ECS options). */
@@ -117,7 +187,13 @@ export class Shoal extends Construct {
     super(scope, id);
     const prefix = props.prefix ?? "shoal";
     const names = resourceNames(prefix);
-    const removal = RemovalPolicy.RETAIN;
+    const removal = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const outputPrefix = props.outputPrefix ?? "";
+    if (!/^[A-Za-z0-9]*$/.test(outputPrefix)) {
+      throw new Error(
+        `outputPrefix must be letters and digits (output keys), got '${outputPrefix}'`,
+      );
+    }
     const retention = logRetention(props.logRetentionDays);
     const instanceDays = props.instanceRetentionDays ?? 90;
     if (!Number.isInteger(instanceDays) || instanceDays < 0) {
@@ -141,10 +217,13 @@ export class Shoal extends Construct {
         `worker group '${ecsGroup}' cannot be served by both a Lambda worker and ECS`,
       );
     }
-    const taskStatements = taskTypeStatements(
-      props.lambdaTaskFunctions ?? [],
-      props.stepFunctionsTaskStateMachines ?? [],
-    );
+    const taskStatements = [
+      ...taskTypeStatements(
+        props.lambdaTaskFunctions ?? [],
+        props.stepFunctionsTaskStateMachines ?? [],
+      ),
+      ...secretStatements(this, props.taskSecrets ?? []),
+    ];
 
     for (const spec of TABLES) {
       const attr = (k: { name: string; type: "S" | "N" }) => ({
@@ -157,7 +236,7 @@ export class Shoal extends Construct {
         ...(spec.sortKey ? { sortKey: attr(spec.sortKey) } : {}),
         billingMode: BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        deletionProtection: props.deletionProtection ?? true,
+        deletionProtection: props.deletionProtection ?? removal !== RemovalPolicy.DESTROY,
         encryption: TableEncryption.AWS_MANAGED,
         removalPolicy: removal,
         ...(spec.ttl ? { timeToLiveAttribute: TTL_ATTRIBUTE } : {}),
@@ -232,7 +311,7 @@ export class Shoal extends Construct {
     }
     const fn = (name: string, timeout: Duration, memorySize?: number, tmpMiB?: number) => {
       const f = handlerFunction(this, name, {
-        handler: name.startsWith("worker") ? "worker" : name,
+        handler: (name.startsWith("worker") ? "worker" : name) as LambdaHandler,
         functionName: `${prefix}-${name}`,
         timeout,
         ...(memorySize !== undefined ? { memorySize } : {}),
@@ -315,6 +394,7 @@ export class Shoal extends Construct {
         queues: taskQueuesOf(ecsGroup),
         environment,
         logRetention: retention,
+        removalPolicy: removal,
       });
       workers.push(this.ecsWorkers.taskDefinition.taskRole);
       // `shoal worker` records its heartbeat in the leases table (lib/engine/worker-heartbeat.ts).
@@ -350,12 +430,17 @@ export class Shoal extends Construct {
       eventPattern: { source: [EVENT_SOURCE], detailType: [...TRIGGER_DETAIL_TYPES] },
       targets: [new LambdaFunction(trigger)],
     });
+    if (props.alerts) {
+      const { bus, taskLogs, tables } = this;
+      addAlerts(this, { prefix, options: props.alerts, makeFunction: fn, bus, tables, taskLogs });
+    }
 
     const front = addApi(this, api, {
       prefix,
       ...(props.apiMode ? { mode: props.apiMode } : {}),
       ...(props.jwt ? { jwt: props.jwt } : {}),
       retention,
+      removalPolicy: removal,
     });
     this.apiUrl = front.url;
     const httpApi = front.httpApi;
@@ -374,7 +459,13 @@ export class Shoal extends Construct {
 
     // Read by `shoal config from-stack`: keep the keys.
     const stack = Stack.of(this);
-    const output = (key: string, value: string) => new CfnOutput(stack, key, { value });
+    if (stack.node.tryFindChild(`${outputPrefix}ApiUrl`)) {
+      throw new Error(
+        `stack ${stack.stackName} already has Shoal outputs named ${outputPrefix}ApiUrl, …: give each Shoal in one stack its own outputPrefix`,
+      );
+    }
+    const output = (key: string, value: string) =>
+      new CfnOutput(stack, `${outputPrefix}${key}`, { value });
     output("ApiUrl", this.apiUrl);
     output("ApiAuth", props.jwt ? "jwt" : "iam");
     output("Region", stack.region);
@@ -388,40 +479,37 @@ export class Shoal extends Construct {
   /**
    * cdk-nag AwsSolutions findings Shoal accepts on purpose, each with its reason (the tests run
    * the checks and fail on any finding not listed here, in ecs-workers.ts or in monitoring.ts).
+   * On Shoal's resources only (cdk/nag.ts): the rest of the user's stack keeps every finding.
    */
   private suppressNagFindings(): void {
-    // Stack-wide, so that policies CDK splits off at synthesis (overflow policies) are covered.
-    NagSuppressions.addStackSuppressions(
-      Stack.of(this),
-      [
-        {
-          id: "AwsSolutions-L1",
-          reason:
-            "Shoal targets the Node.js 22 runtime (its engines field and CI); a newer runtime is adopted deliberately, not by the next deploy.",
-        },
-        {
-          id: "AwsSolutions-IAM4",
-          reason:
-            "AWSLambdaBasicExecutionRole only lets each function write its own CloudWatch log streams; it is AWS's scoped policy for exactly that.",
-          appliesTo: [
-            "Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
-          ],
-        },
-        {
-          id: "AwsSolutions-IAM5",
-          reason:
-            "Queries of a table's global secondary indexes need the table's index ARNs (<table>/index/*); the actions are the table's data actions only, on Shoal's own tables.",
-          appliesTo: [{ regex: "/^Resource::<.*\\.Arn>\\/index\\/\\*$/g" }],
-        },
-        {
-          id: "AwsSolutions-IAM5",
-          reason:
-            "Task log streams are created per task attempt under Shoal's own log group (<group>:*).",
-          appliesTo: [{ regex: "/^Resource::<.*TaskLogs.*\\.Arn>:\\*$/g" }],
-        },
-        ...TASK_TYPE_NAG_SUPPRESSIONS,
-      ],
-      true,
-    );
+    suppressNag(this, [
+      {
+        id: "AwsSolutions-L1",
+        reason:
+          "Shoal targets the Node.js 22 runtime (its engines field and CI); a newer runtime is adopted deliberately, not by the next deploy.",
+      },
+      {
+        id: "AwsSolutions-IAM4",
+        reason:
+          "AWSLambdaBasicExecutionRole only lets each function write its own CloudWatch log streams; it is AWS's scoped policy for exactly that.",
+        appliesTo: [
+          "Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+        ],
+      },
+      {
+        id: "AwsSolutions-IAM5",
+        reason:
+          "Queries of a table's global secondary indexes need the table's index ARNs (<table>/index/*); the actions are the table's data actions only, on Shoal's own tables.",
+        appliesTo: [{ regex: "/^Resource::<.*\\.Arn>\\/index\\/\\*$/g" }],
+      },
+      {
+        id: "AwsSolutions-IAM5",
+        reason:
+          "Task log streams are created per task attempt under Shoal's own log group (<group>:*).",
+        appliesTo: [{ regex: "/^Resource::<.*TaskLogs.*\\.Arn>:\\*$/g" }],
+      },
+      ...TASK_TYPE_NAG_SUPPRESSIONS,
+      ...SECRET_NAG_SUPPRESSIONS,
+    ]);
   }
 }

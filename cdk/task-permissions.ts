@@ -8,7 +8,7 @@ import { Arn, ArnFormat, Token } from "aws-cdk-lib";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 
 /**
- * cdk-nag suppressions of the wildcards {@link taskTypeStatements} needs (stack-wide: the
+ * cdk-nag suppressions of the wildcards {@link taskTypeStatements} needs (on all of Shoal: the
  * statements go to every worker's policy).
  */
 export const TASK_TYPE_NAG_SUPPRESSIONS = [

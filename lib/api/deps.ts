@@ -1,4 +1,5 @@
 /** What the API handler needs; built once per process (functions/api) or by the tests. */
+import type { DeliveryStore } from "../alerts/deliveries.js";
 import type { DefinitionCache } from "../engine/definitions.js";
 import type { LocalEventBus } from "../events/local-event-bus.js";
 import type { TaskLogs } from "../logs/task-log.js";
@@ -54,4 +55,6 @@ export interface ApiDeps {
   lambdaWorkerGroups?: readonly string[];
   /** The worker group the stack's ECS service serves (AWS): explain words its absence so. */
   ecsWorkerGroup?: string;
+  /** Alert deliveries (`alerts` of `GET /v1/instances/{id}`); absent: not shown. */
+  alerts?: Pick<DeliveryStore, "list">;
 }

@@ -139,12 +139,16 @@ export async function getInstance(
     return json(200, { ...submittedView(found), ...(include ? { attempts: [] } : {}) });
   }
   // The definition from the process's cache: `--wait` polls this every 500 ms.
-  const [tasks, stored] = await Promise.all([
+  const [tasks, stored, alerts] = await Promise.all([
     deps.store.listTaskInstances(id),
     instanceDefinition(deps, found.workflow, found.version),
+    deps.alerts?.list(id) ?? [],
   ]);
   const codes = stored?.definition.tasks.map((t) => t.code);
-  return json(200, instanceDetail(found, tasks, logLink(deps), codes, include === "attempts"));
+  return json(
+    200,
+    instanceDetail(found, tasks, logLink(deps), codes, include === "attempts", alerts),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Store records → the shapes of docs/api.md (ISO-8601 times, absent fields omitted). */
 
+import type { DeliveryRecord } from "../alerts/deliveries.js";
 import { currentAttempts } from "../core/current-attempts.js";
 import type { TaskState } from "../core/model.js";
 import { type Progress, progressCounts } from "../core/progress.js";
@@ -24,6 +25,7 @@ export function workflowSummary(h: WorkflowHead) {
     name: h.name,
     version: h.latestVersion,
     releaseState: h.releaseState,
+    displayName: h.displayName,
     description: h.description,
   });
 }
@@ -112,6 +114,7 @@ function latestAttempts(tasks: readonly TaskInstanceRecord[]): TaskInstanceRecor
  * are left to the attempts endpoint.
  * @param codes the task codes of the instance's definition version, by index; when absent (the
  *   version was deleted), the latest attempt of every task is shown instead.
+ * @param alerts its alert deliveries (docs/alerts.md), shown when there are any.
  */
 export function instanceDetail(
   i: InstanceRecord,
@@ -119,6 +122,7 @@ export function instanceDetail(
   link?: LogLink,
   codes?: readonly string[],
   withAttempts = false,
+  alerts: readonly DeliveryRecord[] = [],
 ) {
   const current = codes ? currentAttempts(i.progress, codes, tasks) : latestAttempts(tasks);
   return compact({
@@ -145,6 +149,7 @@ export function instanceDetail(
       .sort((a, b) => a.submittedAt - b.submittedAt || (a.code < b.code ? -1 : 1))
       .map((t) => taskInstance(t, link)),
     ...(withAttempts ? allAttempts(tasks, codes, link) : {}),
+    alerts: alerts.length > 0 ? alerts.map(alertDelivery) : undefined,
   });
 }
 
@@ -172,4 +177,22 @@ function allAttempts(
     attempts: kept.map((t) => taskInstance(t, link)),
     ...(omitted > 0 ? { attemptsOmitted: omitted } : {}),
   };
+}
+
+/** One alert delivery as `GET /v1/instances/{id}` shows it (never the channel's URL: it has none). */
+export function alertDelivery(d: DeliveryRecord) {
+  return compact({
+    deliveryId: d.deliveryId,
+    rule: d.rule,
+    channel: d.channel,
+    event: d.event,
+    taskCode: d.taskCode,
+    attempt: d.attempt,
+    status: d.status,
+    attempts: d.attempts,
+    lastError: d.lastError,
+    nextAttemptAt: iso(d.status === "PENDING" ? d.nextAttemptAt : undefined),
+    sentAt: iso(d.sentAt),
+    createdAt: iso(d.createdAt),
+  });
 }

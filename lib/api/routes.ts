@@ -10,6 +10,7 @@ import { answer, type Route, route } from "./route.js";
 import { EVENT_ROUTES } from "./routes/events.js";
 import { INSTANCE_ROUTES } from "./routes/instances.js";
 import { SCHEDULING_ROUTES } from "./routes/scheduling.js";
+import { SCHEMA_ROUTES } from "./routes/schemas.js";
 import { TASK_GROUP_ROUTES } from "./routes/task-groups.js";
 import { WORKFLOW_ROUTES } from "./routes/workflows.js";
 
@@ -54,6 +55,7 @@ export const ROUTES: readonly Route[] = [
   ...SCHEDULING_ROUTES,
   ...EVENT_ROUTES,
   ...TASK_GROUP_ROUTES,
+  ...SCHEMA_ROUTES,
 ];
 
 /** The OpenAPI document of {@link ROUTES}. @param version the package version (`info.version`). */

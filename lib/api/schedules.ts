@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
+import { alertRulesSchema } from "../core/alert-rules.js";
 import { conflict, notFound, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming } from "../core/schedule-check.js";
@@ -72,6 +73,8 @@ export const scheduleSchema = z.strictObject({
     })
     .default("PARALLEL"),
   state: z.enum(["ONLINE", "OFFLINE"], { error: "must be ONLINE or OFFLINE" }).default("ONLINE"),
+  // Alert rules of this schedule's runs and misfires (docs/alerts.md), besides the workflow's.
+  alerts: alertRulesSchema.optional(),
 });
 export type ScheduleBody = z.infer<typeof scheduleSchema>;
 
@@ -116,6 +119,7 @@ async function toRecord(
     maxCatchup: b.maxCatchup,
     overlapPolicy: b.overlapPolicy,
     state: b.state,
+    ...(b.alerts?.length ? { alerts: b.alerts } : {}),
     shard: shardOf(base.id),
     ...(base.queued ? { queued: base.queued } : {}),
     ...(base.activeInstanceId ? { activeInstanceId: base.activeInstanceId } : {}),
@@ -163,6 +167,7 @@ export function scheduleView(s: ScheduleRecord) {
     maxCatchup: s.maxCatchup,
     overlapPolicy: s.overlapPolicy,
     state: s.state,
+    ...(s.alerts?.length ? { alerts: s.alerts } : {}),
     ...(s.nextFireTime !== undefined ? { nextFireTime: iso(s.nextFireTime) } : {}),
     ...(s.queued?.length ? { queued: s.queued.map((q) => iso(q)) } : {}),
     createdAt: iso(s.createdAt),

@@ -176,6 +176,7 @@ export async function putWorkflow(
       name,
       latestVersion: version,
       releaseState: def.releaseState ?? live?.releaseState ?? "ONLINE",
+      ...(def.displayName !== undefined ? { displayName: def.displayName } : {}),
       ...(def.description !== undefined ? { description: def.description } : {}),
       createdAt: live?.createdAt ?? now,
       updatedAt: now,

@@ -11,8 +11,11 @@ import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { LambdaClient } from "@aws-sdk/client-lambda";
+import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
+import type { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import type { SSMClient } from "@aws-sdk/client-ssm";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsConfig, AwsService } from "./config.js";
 import { addFaultInjection } from "./fault-injection.js";
@@ -58,6 +61,15 @@ export interface AwsClients {
    * cold start).
    */
   cloudFormation(): Promise<CloudFormationClient>;
+  /**
+   * Secrets Manager and SSM Parameter Store (workers read task secrets, lib/secrets/). Loaded
+   * on demand like CloudFormation; their endpoints come from the SDK's own chain
+   * (AWS_ENDPOINT_URL_SECRETS_MANAGER, AWS_ENDPOINT_URL_SSM, AWS_ENDPOINT_URL).
+   */
+  secretsManager(): Promise<SecretsManagerClient>;
+  ssm(): Promise<SSMClient>;
+  /** SNS (alert e-mails on AWS, lib/alerts/); loaded on demand like CloudFormation. */
+  sns(): Promise<SNSClient>;
   /** What every client of the bundle sent. */
   readonly counter: RequestCounter;
   /** Destroys the clients built so far (their sockets); the bundle is not used afterwards. */
@@ -95,14 +107,15 @@ export function createAwsClients(
   /** Client options of `service`: the common ones, and its endpoint when one is configured. */
   const options = (service: AwsService) => {
     const endpoint = config.endpoints[service];
-    return {
-      maxAttempts: MAX_ATTEMPTS,
-      ...(config.region ? { region: config.region } : {}),
-      ...(config.credentials ? { credentials: config.credentials } : {}),
-      ...(config.profile ? { profile: config.profile } : {}),
-      ...(endpoint ? { endpoint } : {}),
-    };
+    return { ...chainOptions(), ...(endpoint ? { endpoint } : {}) };
   };
+  /** The common options alone: the SDK's chain finds the endpoint (services without a setting here). */
+  const chainOptions = () => ({
+    maxAttempts: MAX_ATTEMPTS,
+    ...(config.region ? { region: config.region } : {}),
+    ...(config.credentials ? { credentials: config.credentials } : {}),
+    ...(config.profile ? { profile: config.profile } : {}),
+  });
   const counted = <C>(service: string, client: C): C => {
     const c = client as unknown as Stackable;
     c.middlewareStack.add(
@@ -141,6 +154,9 @@ export function createAwsClients(
     counted("EventBridge", new EventBridgeClient(options("eventBridge"))),
   );
   let cloudFormation: Promise<CloudFormationClient> | undefined;
+  let secretsManager: Promise<SecretsManagerClient> | undefined;
+  let ssm: Promise<SSMClient> | undefined;
+  let sns: Promise<SNSClient> | undefined;
   return {
     get dynamo() {
       return dynamo();
@@ -165,6 +181,25 @@ export function createAwsClients(
         counted("CloudFormation", new CloudFormationClient(options("cloudFormation"))),
       );
       return cloudFormation;
+    },
+    secretsManager() {
+      secretsManager ??= import("@aws-sdk/client-secrets-manager").then(
+        ({ SecretsManagerClient }) =>
+          counted("SecretsManager", new SecretsManagerClient(chainOptions())),
+      );
+      return secretsManager;
+    },
+    ssm() {
+      ssm ??= import("@aws-sdk/client-ssm").then(({ SSMClient }) =>
+        counted("SSM", new SSMClient(chainOptions())),
+      );
+      return ssm;
+    },
+    sns() {
+      sns ??= import("@aws-sdk/client-sns").then(({ SNSClient }) =>
+        counted("SNS", new SNSClient(chainOptions())),
+      );
+      return sns;
     },
     counter,
     destroy() {

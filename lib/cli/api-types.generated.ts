@@ -24,9 +24,13 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "SHELL";
       command: string;
+      secrets?: {
+        [k: string]: string;
+      };
     }
   | {
       code: string;
@@ -47,6 +51,7 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "HTTP";
       url: string;
@@ -83,6 +88,7 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "LAMBDA";
       functionName: string;
@@ -111,6 +117,7 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "STEP_FUNCTIONS";
       stateMachineArn: string;
@@ -140,6 +147,7 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "CONDITIONS";
       /**
@@ -170,6 +178,7 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "SWITCH";
       /**
@@ -201,6 +210,7 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "SUB_WORKFLOW";
       workflow: string;
@@ -224,6 +234,7 @@ export type TaskDefinition =
       };
       taskGroup?: string;
       taskGroupPriority?: number;
+      displayName?: string;
       description?: string;
       type: "DEPENDENT";
       dependence: {
@@ -336,6 +347,7 @@ export interface ShoalApiSchemas {
   Instance?: Instance;
   InstanceProgress?: InstanceProgress;
   TaskInstance?: TaskInstance;
+  AlertDelivery?: AlertDelivery;
   InstanceTaskCell?: InstanceTaskCell;
   InstanceAction?: InstanceAction;
   LogPage?: LogPage;
@@ -363,6 +375,7 @@ export interface ShoalApiSchemas {
   TaskGroup?: TaskGroup;
 }
 export interface WorkflowDefinition {
+  displayName?: string;
   description?: string;
   releaseState?: "ONLINE" | "OFFLINE";
   priority?: "HIGHEST" | "HIGH" | "MEDIUM" | "LOW" | "LOWEST";
@@ -377,6 +390,28 @@ export interface WorkflowDefinition {
    * @maxItems 10000
    */
   tasks: TaskDefinition[];
+  /**
+   * @maxItems 20
+   */
+  alerts?: {
+    /**
+     * @minItems 1
+     * @maxItems 6
+     */
+    on: (
+      | "SUCCESS"
+      | "FAILURE"
+      | "STOPPED"
+      | "TIMEOUT"
+      | "TASK_RETRY_EXHAUSTED"
+      | "SCHEDULE_MISFIRE"
+    )[];
+    /**
+     * @minItems 1
+     * @maxItems 10
+     */
+    channels: string[];
+  }[];
 }
 export interface RunRequest {
   params?: {
@@ -401,6 +436,7 @@ export interface WorkflowSummary {
   name: string;
   version: number;
   releaseState: "ONLINE" | "OFFLINE";
+  displayName?: string;
   description?: string;
 }
 /**
@@ -410,6 +446,7 @@ export interface WorkflowListItem {
   name: string;
   version: number;
   releaseState: "ONLINE" | "OFFLINE";
+  displayName?: string;
   description?: string;
   /**
    * include=summary: the earliest next fire of the workflow's ONLINE schedules; absent when none will fire
@@ -461,6 +498,7 @@ export interface WorkflowVersion {
  * a stored version: its definition (defaults applied) with its name, version and createdAt, and the workflow's releaseState
  */
 export interface WorkflowDetail {
+  displayName?: string;
   description?: string;
   releaseState: "ONLINE" | "OFFLINE";
   priority?: "HIGHEST" | "HIGH" | "MEDIUM" | "LOW" | "LOWEST";
@@ -475,6 +513,28 @@ export interface WorkflowDetail {
    * @maxItems 10000
    */
   tasks: TaskDefinition[];
+  /**
+   * @maxItems 20
+   */
+  alerts?: {
+    /**
+     * @minItems 1
+     * @maxItems 6
+     */
+    on: (
+      | "SUCCESS"
+      | "FAILURE"
+      | "STOPPED"
+      | "TIMEOUT"
+      | "TASK_RETRY_EXHAUSTED"
+      | "SCHEDULE_MISFIRE"
+    )[];
+    /**
+     * @minItems 1
+     * @maxItems 10
+     */
+    channels: string[];
+  }[];
   name: string;
   version: number;
   createdAt: string;
@@ -665,6 +725,10 @@ export interface Instance {
    * with include=attempts: how many older attempts were left out (beyond the cap)
    */
   attemptsOmitted?: number;
+  /**
+   * what was alerted about this instance (docs/alerts.md), oldest first; absent when nothing was
+   */
+  alerts?: AlertDelivery[];
 }
 /**
  * one attempt of one task; absent fields are omitted
@@ -732,6 +796,53 @@ export interface TaskInstance {
    * on AWS: the attempt's log stream in the CloudWatch console
    */
   logUrl?: string;
+}
+/**
+ * one alert to one channel and what became of it
+ */
+export interface AlertDelivery {
+  /**
+   * the X-Shoal-Delivery-Id receivers deduplicate on
+   */
+  deliveryId: string;
+  /**
+   * the rule that asked for it: workflow.alerts[i] or schedule.alerts[i]
+   */
+  rule: string;
+  /**
+   * a channel of the deployment's alerts configuration
+   */
+  channel: string;
+  event:
+    | "SUCCESS"
+    | "FAILURE"
+    | "STOPPED"
+    | "TIMEOUT"
+    | "TASK_RETRY_EXHAUSTED"
+    | "SCHEDULE_MISFIRE";
+  /**
+   * TASK_RETRY_EXHAUSTED: the task
+   */
+  taskCode?: string;
+  /**
+   * TASK_RETRY_EXHAUSTED: its last attempt
+   */
+  attempt?: number;
+  status: "PENDING" | "SENT" | "FAILED";
+  /**
+   * sends tried so far
+   */
+  attempts: number;
+  /**
+   * why the last send failed
+   */
+  lastError?: string;
+  /**
+   * PENDING after a failed send: when the next is due
+   */
+  nextAttemptAt?: string;
+  sentAt?: string;
+  createdAt: string;
 }
 export interface InstanceAction {
   instanceId: string;
@@ -952,6 +1063,28 @@ export interface ScheduleBody {
   maxCatchup?: number;
   overlapPolicy?: "PARALLEL" | "SERIAL_WAIT" | "SERIAL_DISCARD" | "SERIAL_PRIORITY";
   state?: "ONLINE" | "OFFLINE";
+  /**
+   * @maxItems 20
+   */
+  alerts?: {
+    /**
+     * @minItems 1
+     * @maxItems 6
+     */
+    on: (
+      | "SUCCESS"
+      | "FAILURE"
+      | "STOPPED"
+      | "TIMEOUT"
+      | "TASK_RETRY_EXHAUSTED"
+      | "SCHEDULE_MISFIRE"
+    )[];
+    /**
+     * @minItems 1
+     * @maxItems 10
+     */
+    channels: string[];
+  }[];
 }
 /**
  * the body's fields (exactly one of cron, rate, at) and the schedule's state
@@ -979,6 +1112,28 @@ export interface Schedule {
   maxCatchup: number;
   overlapPolicy: "PARALLEL" | "SERIAL_WAIT" | "SERIAL_DISCARD" | "SERIAL_PRIORITY";
   state: "ONLINE" | "OFFLINE";
+  /**
+   * @maxItems 20
+   */
+  alerts?: {
+    /**
+     * @minItems 1
+     * @maxItems 6
+     */
+    on: (
+      | "SUCCESS"
+      | "FAILURE"
+      | "STOPPED"
+      | "TIMEOUT"
+      | "TASK_RETRY_EXHAUSTED"
+      | "SCHEDULE_MISFIRE"
+    )[];
+    /**
+     * @minItems 1
+     * @maxItems 10
+     */
+    channels: string[];
+  }[];
   /**
    * absent while OFFLINE or once the timing has no further fire
    */

@@ -3,10 +3,11 @@
  * `standalone` and `worker` processes. `main()` never exits the process, so tests run it
  * in-process; `runCli()` is the process entry point (bin/shoal.js or `tsx lib/cli/main.ts`).
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_ENDPOINT } from "../standalone/defaults.js";
+import { VERSION } from "../version.js";
 import {
   AUTH_MODES,
   type CliSettings,
@@ -31,6 +32,7 @@ import { registerSchedules } from "./commands/schedules.js";
 import { registerServers } from "./commands/server.js";
 import { registerTaskGroups } from "./commands/task-groups.js";
 import { registerTriggers } from "./commands/triggers.js";
+import { registerValidate } from "./commands/validate.js";
 import { registerWait } from "./commands/wait.js";
 import { registerWorkflows } from "./commands/workflows.js";
 import type { CliContext, CliIo } from "./context.js";
@@ -85,7 +87,7 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
     .description(
       "Shoal: a serverless DAG workflow scheduler (DolphinScheduler on DynamoDB, SQS and Lambda)",
     )
-    .version(packageVersion(), "-V, --version", "print the version")
+    .version(VERSION, "-V, --version", "print the version")
     // Set before the subcommands are added: they inherit output routing and exit override.
     .configureOutput({
       writeOut: (s) => streams.stdout.write(s),
@@ -104,6 +106,7 @@ export async function main(argv: string[], io?: CliIo): Promise<number> {
   for (const opt of globalOptions()) program.addOption(opt);
   registerServers(program, ctx);
   registerApply(program, ctx);
+  registerValidate(program, ctx);
   registerRun(program, ctx);
   registerWorkflows(program, ctx);
   registerInstances(program, ctx);
@@ -248,11 +251,6 @@ function checkEndpoint(setting: Setting<string>): string {
     throw new UsageError(`invalid ${what}: only http and https are supported`);
   }
   return endpoint;
-}
-
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
-  return String(pkg.version);
 }
 
 /** Process entry point: runs `main` on `process.argv` and exits with its code. */

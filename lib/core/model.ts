@@ -3,6 +3,7 @@
  * Names follow DolphinScheduler's vocabulary; docs/glossary.md defines each term.
  * Times are epoch milliseconds inside the engine and ISO-8601 UTC strings on the API.
  */
+import type { AlertRule } from "./alert-rules.js";
 import type { Dependence } from "./dependent.js";
 
 export type { Dependence };
@@ -131,6 +132,8 @@ interface TaskDefinitionBase {
   taskGroup?: string;
   /** Order among tasks waiting for the same task group, 0..100, higher first (DolphinScheduler). */
   taskGroupPriority: number;
+  /** The name people read (any text), beside `code`; ≤ 200 characters, one line. */
+  displayName?: string;
   description?: string;
 }
 
@@ -138,6 +141,11 @@ interface TaskDefinitionBase {
 export interface ShellTaskDefinition extends TaskDefinitionBase {
   type: "SHELL";
   command: string;
+  /**
+   * Secrets exposed to the command as environment variables: variable name → secret name
+   * (lib/core/secret-references.ts). Resolved by the worker at run time; only the names are stored.
+   */
+  secrets?: Record<string, string>;
 }
 
 /** An HTTP task: success when the status lies in the inclusive `expectStatus` range. */
@@ -252,6 +260,8 @@ export type WorkerTaskDefinition =
  * docs/api.md "WorkflowDefinition".
  */
 export interface WorkflowDefinition {
+  /** The name people read (any text), beside the workflow's ASCII name; ≤ 200 characters, one line. */
+  displayName?: string;
   description?: string;
   releaseState?: ReleaseState;
   priority: Priority;
@@ -266,6 +276,8 @@ export interface WorkflowDefinition {
   timezone?: string;
   params: Record<string, string>;
   tasks: TaskDefinition[];
+  /** Which ends of its instances are sent to which alert channels (lib/core/alert-rules.ts). */
+  alerts?: AlertRule[];
 }
 
 /** Body of `POST /v1/workflows/{name}/runs` after defaults. */

@@ -24,12 +24,26 @@ export const LIMITS = {
   /** All names and values of one parameter map together (fits an item and a message). */
   paramsTotalBytes: 32 * 1024,
   descriptionChars: 1_024,
+  /** A display name: any text (a DolphinScheduler name, Chinese included), characters. */
+  displayNameChars: 200,
   idempotencyKeyChars: 128,
   retries: 100,
   /** Up to SQS's 900 s DelaySeconds a retry waits in the queue; longer ones wait on a sweeper timer. */
   retryIntervalSeconds: 7 * 24 * 3600,
   timeoutSeconds: 7 * 24 * 3600,
 } as const;
+
+/**
+ * The name people read (any text, Chinese included), beside the ASCII name or code that
+ * identifies the workflow or task: `shoal import dolphinscheduler` keeps the original name here.
+ */
+export const displayName = z
+  .string()
+  .min(1, { error: "must not be empty" })
+  .max(LIMITS.displayNameChars, { error: `at most ${LIMITS.displayNameChars} characters` })
+  .refine((s) => !/\p{Cc}/u.test(s), {
+    error: "must not contain control characters (line breaks included)",
+  });
 
 export const name = z.string().regex(NAME_PATTERN, {
   error: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",

@@ -14,6 +14,7 @@ import { RETRY_BACKOFFS } from "./retry.js";
 import { PARSE_OPTIONS } from "./schema-messages.js";
 import {
   bytes,
+  displayName,
   LIMITS,
   name,
   paramName,
@@ -26,6 +27,13 @@ import {
   taskCodeRef,
   WORKER_GROUP_PATTERN,
 } from "./schema-parts.js";
+import {
+  MAX_SECRET_ENV,
+  SECRET_NAME_RULE,
+  secretEnvNameProblem,
+  secretNameProblem,
+  secretReferenceIssues,
+} from "./secret-references.js";
 import { checkSwitchExpression } from "./switch-expression.js";
 
 const taskBase = {
@@ -57,8 +65,24 @@ const taskBase = {
     .min(0, { error: "must be >= 0" })
     .max(100, { error: "must be <= 100" })
     .default(0),
+  displayName: displayName.optional(),
   description: z.string().max(LIMITS.descriptionChars).optional(),
 };
+
+/** A SHELL task's `secrets`: environment variable → secret name (lib/core/secret-references.ts). */
+const secretsField = z
+  .record(
+    z.string().superRefine((key, ctx) => {
+      const problem = secretEnvNameProblem(key);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+    z.string().superRefine((value, ctx) => {
+      if (secretNameProblem(value)) ctx.addIssue({ code: "custom", message: SECRET_NAME_RULE });
+    }),
+  )
+  .refine((s) => Object.keys(s).length <= MAX_SECRET_ENV, {
+    error: `at most ${MAX_SECRET_ENV} secrets`,
+  });
 
 const shellTask = z.strictObject({
   ...taskBase,
@@ -66,6 +90,7 @@ const shellTask = z.strictObject({
   command: processText(LIMITS.commandBytes).refine((s) => s.trim().length > 0, {
     error: "must not be empty",
   }),
+  secrets: secretsField.optional(),
 });
 
 /** OUT parameters taken from a JSON document by JSON path (HTTP, LAMBDA, STEP_FUNCTIONS). */
@@ -404,4 +429,7 @@ export const taskSchema = z
       for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ ...issue });
     },
     { when: (payload) => isUntypedTask(payload.value) },
-  );
+  )
+  .superRefine((task, ctx) => {
+    for (const issue of secretReferenceIssues(task)) ctx.addIssue({ code: "custom", ...issue });
+  });

@@ -4,6 +4,7 @@
  * with a path into the body, as docs/api.md ("Errors") requires.
  */
 import { z } from "zod";
+import { alertRulesSchema } from "./alert-rules.js";
 import { findCycle } from "./dag.js";
 import { type ErrorDetail, RequestError, validationError } from "./errors.js";
 import { type FieldContext, unknownFieldMessage } from "./field-hints.js";
@@ -18,6 +19,7 @@ import {
 } from "./model.js";
 import { PARSE_OPTIONS } from "./schema-messages.js";
 import {
+  displayName,
   LIMITS,
   NAME_PATTERN,
   params,
@@ -35,6 +37,7 @@ export { taskSchema } from "./validate-tasks.js";
 
 /** Schema of the WorkflowDefinition body of `PUT /v1/workflows/{name}`. */
 export const workflowSchema = z.strictObject({
+  displayName: displayName.optional(),
   description: z.string().max(LIMITS.descriptionChars).optional(),
   releaseState: z.enum(RELEASE_STATES, { error: "must be ONLINE or OFFLINE" }).optional(),
   priority: priority.default("MEDIUM"),
@@ -50,6 +53,7 @@ export const workflowSchema = z.strictObject({
     .array(taskSchema)
     .min(1, { error: "a workflow needs at least one task" })
     .max(LIMITS.tasks, { error: `at most ${LIMITS.tasks} tasks` }),
+  alerts: alertRulesSchema.optional(),
 });
 
 /** Schema of the body of `POST /v1/workflows/{name}/runs`. */

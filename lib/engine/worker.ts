@@ -14,6 +14,10 @@ import { ParamError, paramsToEnv } from "../core/params.js";
 import type { TaskLogs, TaskLogWriter } from "../logs/task-log.js";
 import type { TaskMessage } from "../queue/messages.js";
 import type { Queues } from "../queue/queues.js";
+import { prepareAttemptTask, secretClientsOf, secretOutError } from "../secrets/attempt-secrets.js";
+import { MASK, type SecretMasker } from "../secrets/mask.js";
+import { SecretReadError, type SecretSource } from "../secrets/secret-source.js";
+import { secretSourceFromEnv } from "../secrets/sources.js";
 import type { Store } from "../store/store.js";
 import { runHttp } from "../tasks/http.js";
 import { runLambda } from "../tasks/lambda.js";
@@ -55,6 +59,11 @@ export interface WorkerDeps {
   /** The AWS clients LAMBDA and STEP_FUNCTIONS tasks call (lib/tasks/plugin.ts). */
   clients: TaskClients;
   /**
+   * Where task secrets are read (lib/secrets/). Default: as this process's environment says
+   * (SHOAL_SECRETS_SOURCES, lib/secrets/sources.ts), built when a task first needs a secret.
+   */
+  secrets?: SecretSource;
+  /**
    * How long after its result write an attempt's task event counts as lost, ms: until the event
    * is sent the attempt stays in the leases index with this deadline, and the sweeper sends the
    * event again once it passes (the outbox of task events). Default {@link TASK_EVENT_DUE_MS}.
@@ -86,6 +95,7 @@ export class Worker {
   private readonly running = new Set<AbortController>();
   private readonly housekeeping: WorkerHousekeeping;
   private readonly reporter: AttemptReporter;
+  private secrets: SecretSource | undefined;
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -191,6 +201,19 @@ export class Worker {
     }
   }
 
+  /** The secret source (deps.secrets, else built from the environment on first use). */
+  private secretSource(): SecretSource {
+    if (!this.secrets) {
+      try {
+        this.secrets =
+          this.deps.secrets ?? secretSourceFromEnv(process.env, secretClientsOf(this.deps.clients));
+      } catch (e) {
+        throw new SecretReadError((e as Error).message);
+      }
+    }
+    return this.secrets;
+  }
+
   /**
    * Runs the attempt; "lost" when the lease was lost (the result must not be written),
    * "shutdown" when the worker is stopping (the task was killed and must be failed over).
@@ -210,11 +233,20 @@ export class Worker {
     // A SHELL task sets OUT parameters with `${setValue(name=value)}` lines (DolphinScheduler).
     const outs = new OutParams();
     let outError: string | undefined;
+    // Set once the attempt's secrets are resolved: every line is masked before it is written
+    // or parsed, and an OUT value that held a secret is refused (never stored, even masked).
+    let masker: SecretMasker | undefined;
     const log: TaskLogWriter = {
-      write: (line: string, at?: number) => {
+      write: (raw: string, at?: number) => {
+        const line = masker ? masker.mask(raw) : raw;
         fileLog.write(line, at);
         if (msg.task.type !== "SHELL" || !line.includes("setValue(")) return;
-        for (const { name, value } of parseSetValues(line)) outError ??= outs.set(name, value);
+        for (const { name, value } of parseSetValues(line)) {
+          outError ??=
+            masker && !masker.empty && value.includes(MASK)
+              ? secretOutError(name)
+              : outs.set(name, value);
+        }
       },
       close: () => fileLog.close(),
     };
@@ -294,10 +326,20 @@ export class Worker {
       const instanceDir = attempt.dirs.shared;
       await this.housekeeping.workDirs.prepare(attempt.dirs);
       let task: typeof msg.task;
+      let secretEnv: Record<string, string> = {};
       try {
-        task = substituteTask(msg.task, msg.params, msg.baseTime ?? msg.submittedAt, msg.timezone);
+        // Secrets are read here, after parameter substitution (lib/secrets/attempt-secrets.ts).
+        ({
+          task,
+          env: secretEnv,
+          masker,
+        } = await prepareAttemptTask(
+          msg.task,
+          (t) => substituteTask(t, msg.params, msg.baseTime ?? msg.submittedAt, msg.timezone),
+          () => this.secretSource(),
+        ));
       } catch (e) {
-        if (!(e instanceof ParamError)) throw e;
+        if (!(e instanceof ParamError || e instanceof SecretReadError)) throw e;
         log.write(`shoal: ${e.message}`);
         return { state: "FAILURE", error: e.message };
       }
@@ -309,6 +351,7 @@ export class Worker {
         SHOAL_TASK_CODE: msg.code,
         SHOAL_ATTEMPT: String(msg.attempt),
         SHOAL_INSTANCE_DIR: instanceDir,
+        ...secretEnv,
       };
       const result = await plugin({
         task,
@@ -319,13 +362,16 @@ export class Worker {
         workDir,
         clients: deps.clients,
         processGroup: attempt.record.processGroup,
-        warn: (warning) => {
+        ...(masker ? { masker } : {}),
+        warn: (raw) => {
+          const warning = masker ? masker.mask(raw) : raw;
           deps.store
             .updateTask(key, ["RUNNING"], { warning }, { worker: this.id })
             .catch((e) => deps.log?.("worker: warning not recorded", { error: String(e) }));
         },
       });
       if (lost) return "lost";
+      if (masker && result.error !== undefined) result.error = masker.mask(result.error);
       if (result.state === "SUCCESS") {
         if (outError) {
           log.write(`shoal: ${outError}`);
@@ -333,7 +379,7 @@ export class Worker {
         }
         // OUT values from the plugin (HTTP JSON paths) go through the same limits.
         for (const [name, value] of Object.entries(result.outputs ?? {})) {
-          const problem = outs.set(name, value);
+          const problem = masker?.contains(value) ? secretOutError(name) : outs.set(name, value);
           if (problem) {
             log.write(`shoal: ${problem}`);
             return { state: "FAILURE", error: problem };
@@ -345,9 +391,10 @@ export class Worker {
       // Killed by the shutdown (not a result of its own): hand it back for failover.
       return this.shuttingDown && result.state === "KILLED" ? "shutdown" : result;
     } catch (e) {
-      log.write(`shoal: task failed to run: ${(e as Error).message}`);
+      const message = masker ? masker.mask((e as Error).message) : (e as Error).message;
+      log.write(`shoal: task failed to run: ${message}`);
       if (lost) return "lost";
-      return this.shuttingDown ? "shutdown" : { state: "FAILURE", error: (e as Error).message };
+      return this.shuttingDown ? "shutdown" : { state: "FAILURE", error: message };
     } finally {
       this.running.delete(kill);
       clearInterval(timer);

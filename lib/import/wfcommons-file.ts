@@ -1,10 +1,11 @@
 /** Reading WfCommons trace files from disk (plain or gzipped JSON). */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { PACKAGE_ROOT } from "../package-root.js";
 
 /** The traces shipped with Shoal (examples/wfcommons/). */
-export const WFCOMMONS_DIR = fileURLToPath(new URL("../../examples/wfcommons/", import.meta.url));
+export const WFCOMMONS_DIR = `${join(PACKAGE_ROOT, "examples", "wfcommons")}/`;
 
 /**
  * Reads and parses a trace; `.gz` files are gunzipped.

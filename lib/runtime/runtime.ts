@@ -4,6 +4,7 @@
  * injected parts.
  */
 import { join } from "node:path";
+import { DynamoDeliveries } from "../alerts/dynamo-deliveries.js";
 import type { ApiDeps } from "../api/deps.js";
 import { type AwsClients, createAwsClients } from "../aws/clients.js";
 import { ENV, type ShoalConfig } from "../aws/config.js";
@@ -177,6 +178,8 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
       queueDepths: new SqsTaskQueueDepths(clients.sqs, config.prefix),
       lambdaWorkerGroups: config.lambdaWorkerGroups,
       ...(config.ecsWorkerGroup ? { ecsWorkerGroup: config.ecsWorkerGroup } : {}),
+      // `alerts` of GET /v1/instances/{id} (deliveries live in the timers table).
+      alerts: new DynamoDeliveries(clients.dynamo, config.tables.timers),
     },
     scheduling,
     scheduleSweeper: (owner, sweepMs, lookaheadMs = 0, leaseMs = Math.max(3 * sweepMs, 3_000)) =>

@@ -4,12 +4,14 @@
  * also exits when its IPC channel closes, so it never outlives standalone.
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { FROM_SOURCES } from "../package-root.js";
 
 /**
- * tsx's loader, resolved from this file: `--import tsx` would be resolved from the current
- * directory, where it need not exist (a standalone started outside its installation).
+ * From the sources (the repository), children run their TypeScript through tsx's loader, resolved
+ * from this file: `--import tsx` would be resolved from the current directory, where it need not
+ * exist. The installed package runs compiled JavaScript and has no tsx.
  */
-const TSX = import.meta.resolve("tsx");
+const LOADER = FROM_SOURCES ? ["--import", import.meta.resolve("tsx")] : [];
 
 export interface Child<T> {
   ready: T;
@@ -35,8 +37,7 @@ export function forkChild<T>(
       stdio: ["ignore", "inherit", "inherit", "ipc"],
       execArgv: [
         ...process.execArgv.filter((a) => !a.startsWith("--cpu-prof")),
-        "--import",
-        TSX,
+        ...LOADER,
         "--no-warnings",
       ],
     });

@@ -6,11 +6,12 @@
  */
 import { existsSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import sirv from "sirv";
+import { PACKAGE_ROOT } from "../package-root.js";
 
 /** Where the built console lives inside Shoal's install. */
-export const CONSOLE_DIR = fileURLToPath(new URL("../../console/dist", import.meta.url));
+export const CONSOLE_DIR = join(PACKAGE_ROOT, "console", "dist");
 
 /** Answers a request for the console; true when it took it (GET or HEAD outside `/v1`). */
 export type ConsoleHandler = (req: IncomingMessage, res: ServerResponse) => boolean;

@@ -6,14 +6,14 @@
  * same port over the same data, so the endpoints every client holds stay valid.
  */
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { siblingEntry } from "../package-root.js";
 import { type Child, forkChild } from "./child-process.js";
 import type { Emulators } from "./emulators.js";
 import { ENDPOINTS_FILE, readEnvFileEntries } from "./env-file.js";
 import { fullFileSystem } from "./preflight.js";
 import { ChildSupervisor, type PartState } from "./supervisor.js";
 
-const MAIN = fileURLToPath(new URL("./emulator-main.ts", import.meta.url));
+const MAIN = siblingEntry(import.meta.url, "./emulator-main");
 
 type Endpoints = Pick<Emulators, "dynamodbEndpoint" | "sqsEndpoint">;
 type Which = "dynamodb" | "sqs";

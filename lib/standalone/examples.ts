@@ -1,13 +1,13 @@
 /** Loads examples/*.yaml|json into a running API (what `shoal standalone` does at start). */
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { ApiDeps } from "../api/deps.js";
 import { handleApiRequest } from "../api/router.js";
+import { PACKAGE_ROOT } from "../package-root.js";
 import { httpApiEvent } from "./lambda-events.js";
 
-export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta.url));
+export const EXAMPLES_DIR = `${join(PACKAGE_ROOT, "examples")}/`;
 
 /** @returns what was loaded, as `name vN` strings; problems are reported, not thrown. */
 export async function loadExamples(

@@ -6,6 +6,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { isAbsolute, relative, resolve } from "node:path";
+import { Alerts } from "../alerts/alerts.js";
+import { type AlertsConfig, alertsConfigFromEnv } from "../alerts/channels.js";
 import { handleApiRequest } from "../api/router.js";
 import { deliverTriggerEvent } from "../api/triggers.js";
 import { createAwsClients } from "../aws/clients.js";
@@ -14,6 +16,7 @@ import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
 import { createLog, type Log } from "../runtime/log.js";
 import { createRuntime, type Runtime, VERSION } from "../runtime/runtime.js";
+import { SECRETS_ENV } from "../secrets/sources.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
 import { consoleFiles } from "./console-files.js";
 import { DEFAULT_ENDPOINT } from "./defaults.js";
@@ -36,6 +39,7 @@ import {
   ensureTaskQueues,
 } from "./provision.js";
 import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
+import { standaloneSecretsFile } from "./secrets-file.js";
 import { startSweepLoop } from "./sweep-loop.js";
 import { startWorkerChild, type WorkerChild } from "./worker-child.js";
 
@@ -57,6 +61,13 @@ export interface StandaloneOptions {
    * everything. Default {@link DEFAULT_RETENTION_DAYS}.
    */
   retentionDays?: number;
+  /**
+   * The secrets file tasks read `${secret:NAME}` from (mode 0600 or stricter); default
+   * SHOAL_SECRETS_FILE, else `~/.config/shoal/secrets.yaml` when it exists (secrets-file.ts).
+   */
+  secretsFile?: string;
+  /** Alert channels (`--alerts FILE`); absent: SHOAL_ALERTS / SHOAL_ALERTS_FILE, else none. */
+  alerts?: AlertsConfig;
 }
 
 export interface Standalone {
@@ -140,6 +151,8 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const prefix = inherited[ENV.prefix] || "shoal";
   const dataDir = resolve(opts.dataDir);
   const retentionDays = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  // Refused before anything starts when it is too open.
+  const secretsFile = standaloneSecretsFile(opts.secretsFile, inherited);
   mkdirSync(dataDir, { recursive: true });
   // The log exists once the configuration does; the children's supervisors tell through it.
   let log: Log = () => {};
@@ -177,7 +190,12 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     const eventsUrl = await ensureEventsQueue(clients.sqs, config0.prefix);
     const signalsUrl = await ensureSignalsQueue(clients.sqs, config0.prefix);
     await ensureTaskQueues(clients.sqs, config0.prefix, "default");
-    const env = standaloneEnv(prefix, em, dataDir, eventsUrl, retentionDays);
+    const env = {
+      ...standaloneEnv(prefix, em, dataDir, eventsUrl, retentionDays),
+      // Workers read secrets from their SHOAL_SECRET_* variables and the file (lib/secrets/).
+      [SECRETS_ENV.sources]: "env,file",
+      [SECRETS_ENV.file]: secretsFile ?? "",
+    };
     const quiet = config0.quiet || opts.quiet === true;
     const config = { ...standaloneConfig(inherited, env), quiet };
     const envFile = resolve(dataDir, ENDPOINTS_FILE);
@@ -208,6 +226,30 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       reachesTriggers(event) ? deliverTriggerEvent(runtime.api, event) : [],
     );
     cleanup.unshift(() => bus.drain());
+    // Alert rules see the same events (docs/alerts.md); their own loop sends, so a slow
+    // receiver never holds up the sweeper.
+    const alertsConfig = opts.alerts ?? alertsConfigFromEnv(inherited);
+    const alerts = new Alerts({
+      dynamo: clients.dynamo,
+      timersTable: config.tables.timers,
+      store: runtime.api.store,
+      definitions: runtime.api.definitions,
+      schedules: runtime.scheduling.schedules,
+      logs: runtime.api.logs,
+      now: () => Date.now(),
+      log,
+      ...(alertsConfig ? { config: alertsConfig } : {}),
+    });
+    bus.subscribe((event) => alerts.onEvent(event));
+    const alertLoop = startSweepLoop({
+      intervalMs: Math.min(opts.sweepMs ?? 1000, 1000),
+      sweep: async () => {
+        await alerts.deliverDue();
+      },
+      log,
+      name: "alerts",
+    });
+    cleanup.unshift(() => alertLoop.stop());
     const onError = (e: unknown) => log("standalone: poller error", { error: String(e) });
 
     const dispatcherPoller = new QueuePoller({
@@ -316,6 +358,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         }),
     );
     const apiUrl = `http://localhost:${port}`;
+    alerts.setConsoleUrl(apiUrl);
     // Now that the port is known: `shoal sweeper`s started next to this one send their misfire
     // events to its bus (lib/events/http-publisher.ts).
     writeEnvFile({ [ENV.standaloneUrl]: apiUrl });
@@ -337,6 +380,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
           retentionDays,
           examples,
           cwd: process.cwd(),
+          ...(secretsFile ? { secretsFile } : {}),
         }),
       );
     }
@@ -376,6 +420,8 @@ export function banner(b: {
   retentionDays: number;
   examples: string[];
   cwd: string;
+  /** The secrets file in use, if any. */
+  secretsFile?: string;
 }): string {
   const inCwd = relative(b.cwd, b.dataDir);
   const dirArg =
@@ -385,6 +431,7 @@ export function banner(b: {
   const endpointArg = b.apiUrl === DEFAULT_ENDPOINT ? "" : ` --endpoint ${b.apiUrl}`;
   return [
     `Shoal ${VERSION} standalone`,
+    `  console   ${b.apiUrl}/`,
     `  API       ${b.apiUrl}`,
     `  data      ${b.dataDir}`,
     `  workers   ${b.workers} task slot${b.workers === 1 ? "" : "s"} (worker group 'default')`,
@@ -394,6 +441,7 @@ export function banner(b: {
       ? `  retention ${b.retentionDays} day${b.retentionDays === 1 ? "" : "s"} (finished instances, their logs and work directories; --retention-days)`
       : "  retention everything kept (--keep-all)",
     `  env file  ${b.envFile} (read by 'shoal worker${dirArg}' and 'shoal sweeper${dirArg}')`,
+    ...(b.secretsFile ? [`  secrets   ${b.secretsFile} (and SHOAL_SECRET_* variables)`] : []),
     ...(b.examples.length ? [`  examples  ${b.examples.join(", ")}`] : []),
     "",
     ...(b.examples.some((e) => e.startsWith("etl-report "))

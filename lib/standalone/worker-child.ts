@@ -7,11 +7,11 @@
  * standalone runs; the tasks it ran fail over through their leases.
  */
 
-import { fileURLToPath } from "node:url";
+import { siblingEntry } from "../package-root.js";
 import { forkChild } from "./child-process.js";
 import { ChildSupervisor, type PartState } from "./supervisor.js";
 
-const MAIN = fileURLToPath(new URL("./worker-main.ts", import.meta.url));
+const MAIN = siblingEntry(import.meta.url, "./worker-main");
 
 export interface WorkerChild {
   /** The running child's pid (undefined while it is being restarted). */

@@ -129,7 +129,7 @@ export class DynamoWorkflows {
       new UpdateCommand({
         TableName: this.table,
         Key: { name, version: 0 },
-        UpdateExpression: "SET deleted = :t REMOVE listKey, description",
+        UpdateExpression: "SET deleted = :t REMOVE listKey, displayName, description",
         ConditionExpression: "attribute_exists(#n)",
         ExpressionAttributeNames: { "#n": "name" },
         ExpressionAttributeValues: { ":t": true },

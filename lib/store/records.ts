@@ -24,6 +24,8 @@ export interface WorkflowHead {
   name: string;
   latestVersion: number;
   releaseState: ReleaseState;
+  /** The definition's `displayName` (the name people read), listed with the head. */
+  displayName?: string;
   description?: string;
   createdAt: number;
   updatedAt: number;

@@ -5,6 +5,7 @@
  * condition did not hold returns false/undefined instead of throwing, so the caller decides what a
  * lost race means. Times are epoch milliseconds unless a name says otherwise.
  */
+import type { AlertRule } from "../core/alert-rules.js";
 import type { MisfirePolicy, OverlapPolicy } from "../core/fire-decisions.js";
 import type { FailureStrategy, Priority } from "../core/model.js";
 import type { ScheduleTiming } from "../core/schedule-time.js";
@@ -33,6 +34,8 @@ export interface ScheduleRecord extends Omit<ScheduleTiming, "anchor"> {
   maxCatchup: number;
   overlapPolicy: OverlapPolicy;
   state: ScheduleState;
+  /** Alert rules of its runs and misfires (lib/core/alert-rules.ts). */
+  alerts?: AlertRule[];
   /** The sweeper shard that fires it (non-empty). */
   shard: string;
   /** The next nominal time to fire, epoch ms; absent when there is none (finished or not computed). */

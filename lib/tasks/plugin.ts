@@ -4,9 +4,14 @@
 import type { AwsClients } from "../aws/clients.js";
 import type { WorkerTaskDefinition } from "../core/model.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
+import type { SecretMasker } from "../secrets/mask.js";
 
-/** The AWS clients task plugins call: Lambda (LAMBDA tasks) and Step Functions (STEP_FUNCTIONS). */
-export type TaskClients = Pick<AwsClients, "lambda" | "sfn">;
+/**
+ * The AWS clients task plugins call: Lambda (LAMBDA tasks) and Step Functions (STEP_FUNCTIONS);
+ * the worker reads task secrets with Secrets Manager and SSM when it has them (lib/secrets/).
+ */
+export type TaskClients = Pick<AwsClients, "lambda" | "sfn"> &
+  Partial<Pick<AwsClients, "secretsManager" | "ssm">>;
 
 export interface TaskRunContext {
   /** The task with `${name}` and `$[...]` already substituted (SHELL: shell-quoted). */
@@ -26,6 +31,12 @@ export interface TaskRunContext {
   workDir: string;
   /** The worker's AWS clients (its runtime's bundle). */
   clients: TaskClients;
+  /**
+   * The secret values this attempt resolved (lib/secrets/mask.ts), when it uses any: a plugin
+   * masks what it streams with `masker.stream()` (a value split across chunks is still caught).
+   * The worker masks every log line, the error and the warnings again.
+   */
+  masker?: SecretMasker;
   /** Reports a warning (a WARN timeout): logged and kept on the task instance; the task goes on. */
   warn?: (message: string) => void;
   /**

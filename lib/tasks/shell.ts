@@ -5,17 +5,27 @@
  * and fails the attempt; WARN only logs a warning (DolphinScheduler's timeout strategies).
  */
 import type { Readable } from "node:stream";
+import type { StreamMasker } from "../secrets/mask.js";
 import { killError, type TaskPlugin, type TaskResult } from "./plugin.js";
 import { releaseSupervisor, spawnSupervised } from "./supervisor.js";
 
 /** Seconds between TERM and KILL. */
 const KILL_GRACE_MS = 3_000;
 
-function pipeLines(stream: Readable, write: (line: string) => void): Promise<void> {
+/**
+ * Streams `stream` line by line to `write`; with `masker`, secret values are masked in the raw
+ * text first, so a value split across chunks or spanning lines is masked too (lib/secrets/mask.ts).
+ */
+function pipeLines(
+  stream: Readable,
+  write: (line: string) => void,
+  masker?: StreamMasker,
+): Promise<void> {
   return new Promise((resolve) => {
     let carry = "";
     stream.setEncoding("utf8");
-    stream.on("data", (chunk: string) => {
+    stream.on("data", (raw: string) => {
+      const chunk = masker ? masker.push(raw) : raw;
       const parts = (carry + chunk).split("\n");
       carry = parts.pop() ?? "";
       for (const p of parts) write(p);
@@ -26,6 +36,11 @@ function pipeLines(stream: Readable, write: (line: string) => void): Promise<voi
       }
     });
     stream.on("end", () => {
+      if (masker) {
+        const parts = (carry + masker.end()).split("\n");
+        carry = parts.pop() ?? "";
+        for (const p of parts) write(p);
+      }
       if (carry) write(carry);
       resolve();
     });
@@ -105,8 +120,8 @@ export const runShell: TaskPlugin = async (ctx) => {
       killGroup();
     }, task.timeoutSeconds * 1000);
   }
-  const out = pipeLines(child.stdout, (l) => log.write(l));
-  const err = pipeLines(child.stderr, (l) => log.write(l));
+  const out = pipeLines(child.stdout, (l) => log.write(l), ctx.masker?.stream());
+  const err = pipeLines(child.stderr, (l) => log.write(l), ctx.masker?.stream());
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
     child.once("error", (e) => {
       log.write(`shoal: could not start /bin/sh: ${e.message}`);

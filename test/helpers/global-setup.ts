@@ -1,7 +1,12 @@
 /**
  * Starts dynalite and fauxqs (in memory, free ports) once for the whole run; integration tests
- * reach them through `inject("dynamodbEndpoint")` / `inject("sqsEndpoint")`.
+ * reach them through `inject("dynamodbEndpoint")` / `inject("sqsEndpoint")`. Also makes the run's
+ * pack directory (`inject("packDir")`), where the first test needing the packed package builds it
+ * (test/helpers/packed-tarball.ts); it is removed at the end.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startEmulators } from "../../lib/standalone/emulators.js";
 
@@ -9,6 +14,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
     sqsEndpoint: string;
+    packDir: string;
   }
 }
 
@@ -16,7 +22,10 @@ export default async function setup(project: TestProject) {
   const em = await startEmulators();
   project.provide("dynamodbEndpoint", em.dynamodbEndpoint);
   project.provide("sqsEndpoint", em.sqsEndpoint);
+  const packDir = mkdtempSync(join(tmpdir(), "shoal-pack-"));
+  project.provide("packDir", packDir);
   return async () => {
     await em.stop();
+    rmSync(packDir, { recursive: true, force: true });
   };
 }

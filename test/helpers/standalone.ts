@@ -27,9 +27,11 @@ export async function startStandaloneProcess(opts: {
   args?: string[];
   /** The working directory (default: the repository). */
   cwd?: string;
+  /** The `shoal` bin to start (default: the repository's bin/shoal.js). */
+  bin?: string;
 }): Promise<RunningStandalone> {
   const args = [
-    BIN,
+    opts.bin ?? BIN,
     "standalone",
     "--port",
     "0",

@@ -1,14 +1,19 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is Shoal's parameter syntax, not a JS template
 /**
- * The Lambda bundles exactly as `cdk deploy` ships them (esbuild ESM bundles synthesized by the
- * stack), run against the embedded emulators the way Lambda runs them: the api bundle behind an
- * HTTP server (payload 2.0 events), the dispatcher and worker bundles fed SQS events by pollers
- * (as event source mappings do), the trigger bundle given an EventBridge event, the sweeper
- * bundle a scheduled event. Catches what only bundling breaks (module paths, `require` in ESM,
- * files read next to the sources) before a deploy would.
+ * The Lambda bundles exactly as `cdk deploy` ships them (the code assets the stack synthesizes:
+ * esbuild ESM bundles of cdk/bundles.ts, built afresh from the sources when the stack is
+ * synthesized from the repository), run against the embedded emulators the way Lambda runs
+ * them: the api bundle behind an HTTP server (payload 2.0 events), the dispatcher and worker
+ * bundles fed SQS events by pollers (as event source mappings do), the trigger bundle given an
+ * EventBridge event, the sweeper bundle a scheduled event; and the ECS worker image's bundle
+ * (its Docker build context as staged) run as the container runs it. Catches what only
+ * bundling breaks (module paths, `require` in ESM, files read next to the sources) before a
+ * deploy would.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +43,8 @@ describe("the Lambda bundles of the stack, on the emulators", () => {
   let base: string;
   const pollers: QueuePoller[] = [];
   const bundles: Record<string, Bundle> = {};
+  let ecsContext = "";
+  let ecsWorker: ChildProcess | undefined;
 
   beforeAll(async () => {
     aws = await useTestAws({ dataDir: mkdtempSync(join(tmpdir(), "shoal-bundles-")) });
@@ -47,13 +54,26 @@ describe("the Lambda bundles of the stack, on the emulators", () => {
     // runtime) from its node_modules.
     outdir = join(REPO, "cdk.out", `bundles-${randomUUID().slice(0, 8)}`);
     const app = new App({ outdir });
-    new ShoalStack(app, "Bundles", { shoal: { prefix: aws.config.prefix } });
+    new ShoalStack(app, "Bundles", { shoal: { prefix: aws.config.prefix, ecsWorkers: {} } });
     const template = app.synth().getStackByName("Bundles").template as {
       Resources: Record<
         string,
-        { Type: string; Properties: { FunctionName?: string; Code?: { S3Key?: string } } }
+        {
+          Type: string;
+          Properties: {
+            FunctionName?: string;
+            Code?: { S3Key?: string };
+            ContainerDefinitions?: Array<{ Image: { "Fn::Sub": string } }>;
+          };
+        }
       >;
     };
+    // The worker image's Docker build context, staged as asset.<hash>/ (its tag is the hash).
+    for (const r of Object.values(template.Resources)) {
+      const image = r.Properties.ContainerDefinitions?.[0]?.Image["Fn::Sub"];
+      const hash = image && /:([0-9a-f]{64})$/.exec(image)?.[1];
+      if (hash) ecsContext = join(outdir, `asset.${hash}`);
+    }
     for (const r of Object.values(template.Resources)) {
       if (r.Type !== "AWS::Lambda::Function" || !r.Properties.FunctionName) continue;
       const name = r.Properties.FunctionName.slice(aws.config.prefix.length + 1);
@@ -98,6 +118,10 @@ describe("the Lambda bundles of the stack, on the emulators", () => {
   }, 180_000);
 
   afterAll(async () => {
+    if (ecsWorker && ecsWorker.exitCode === null) {
+      ecsWorker.kill("SIGTERM");
+      await once(ecsWorker, "exit");
+    }
     for (const p of pollers) await p.stop();
     await new Promise<void>((r) => {
       server?.closeAllConnections();
@@ -193,4 +217,46 @@ describe("the Lambda bundles of the stack, on the emulators", () => {
     });
     expect(report.schedules).toMatchObject({ fired: 0, maxLatenessMs: 0 });
   }, 60_000);
+
+  it("runs a task on the ECS worker image's bundle, started as its Dockerfile starts it", async () => {
+    expect(readdirSync(ecsContext)).toEqual(expect.arrayContaining(["Dockerfile", "index.mjs"]));
+    const dockerfile = readFileSync(join(ecsContext, "Dockerfile"), "utf8");
+    const entry = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+    const [cmd, ...args] = JSON.parse(entry ?? "[]") as string[];
+    expect(cmd).toBe("node");
+    // Outside the repository: the image has no node_modules, the bundle must need none.
+    const root = mkdtempSync(join(tmpdir(), "shoal-ecs-image-"));
+    cpSync(ecsContext, join(root, "app"), { recursive: true });
+    ecsWorker = spawn(process.execPath, [...args, "--group", "ecs", "--concurrency", "2"], {
+      cwd: join(root, "app"),
+      // The queues of group "ecs" exist on AWS (the stack); on the emulators the worker makes them.
+      env: { ...process.env, SHOAL_AUTO_CREATE_QUEUES: "true" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    ecsWorker.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    await until(async () => /group 'ecs'/.test(out) || undefined, {
+      timeoutMs: 30_000,
+      what: "the ECS worker bundle to start",
+    });
+    await api(base, "PUT", "/v1/workflows/on-ecs", {
+      tasks: [{ code: "long", type: "SHELL", workerGroup: "ecs", command: "echo on ecs" }],
+    });
+    const run = await api(base, "POST", "/v1/workflows/on-ecs/runs", {});
+    expect(run.status).toBe(202);
+    const id = run.body.instanceId as string;
+    const done = await until(
+      async () => {
+        const r = await api(base, "GET", `/v1/instances/${id}`);
+        return ["SUCCESS", "FAILURE", "STOPPED"].includes(r.body.state) ? r.body : undefined;
+      },
+      { timeoutMs: 60_000, what: "the run on the ECS worker" },
+    );
+    expect(done.state).toBe("SUCCESS");
+    const log = await api(base, "GET", `/v1/instances/${id}/tasks/long/log`);
+    expect(log.body.lines.map((l: { message: string }) => l.message)).toContain("on ecs");
+    rmSync(root, { recursive: true, force: true });
+  }, 90_000);
 });

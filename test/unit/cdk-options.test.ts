@@ -3,7 +3,7 @@
  * and instance retention), synthesized once, offline (the worker image is only staged, Docker
  * is not needed), and checked with cdk-nag; plus the option parsing and validation.
  */
-import { App, Aspects, type Stack } from "aws-cdk-lib";
+import { App, Aspects, RemovalPolicy, type Stack } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -400,7 +400,8 @@ describe("shoalPropsFromContext", () => {
   const parse = (ctx: Record<string, unknown>) => shoalPropsFromContext((k) => ctx[k]);
 
   it("keeps the defaults when no flag is given", () => {
-    expect(parse({})).toEqual({ prefix: "shoal", apiMode: "httpApi", deletionProtection: true });
+    // Deletion protection is the construct's default (on, unless removalPolicy is DESTROY).
+    expect(parse({})).toEqual({ prefix: "shoal", apiMode: "httpApi" });
   });
 
   it("reads every flag (strings from -c, lists comma-separated)", () => {
@@ -409,6 +410,7 @@ describe("shoalPropsFromContext", () => {
         prefix: "p",
         apiMode: "httpApi",
         deletionProtection: "false",
+        removalPolicy: "destroy",
         workerGroups: "default, gpu",
         ecsWorkers: "true",
         ecsWorkerGroup: "long",
@@ -428,6 +430,7 @@ describe("shoalPropsFromContext", () => {
       prefix: "p",
       apiMode: "httpApi",
       deletionProtection: false,
+      removalPolicy: RemovalPolicy.DESTROY,
       workerGroups: ["default", "gpu"],
       ecsWorkers: { group: "long", maxTasks: 20, cpu: 2048, memoryMiB: 4096, concurrency: 8 },
       jwt: { issuer: "https://issuer/", audience: ["aud1", "aud2"] },
@@ -445,6 +448,7 @@ describe("shoalPropsFromContext", () => {
     expect(() => parse({ jwtIssuer: "https://issuer/" })).toThrow(/jwtAudience/);
     expect(() => parse({ ecsMaxTasks: "3" })).toThrow(/ecsWorkers=true/);
     expect(() => parse({ apiMode: "rest" })).toThrow(/-c apiMode/);
+    expect(() => parse({ removalPolicy: "snapshot" })).toThrow(/-c removalPolicy/);
     expect(
       () => new ShoalStack(new App(), "Bad", { shoal: parse({ logRetentionDays: "31" }) }),
     ).toThrow(/logRetentionDays must be one of/);

@@ -40,6 +40,8 @@ const BIG_DAG = 150;
 
 type TaskNodeData = {
   code: string;
+  /** The name people read (an imported DolphinScheduler name), shown instead of the code. */
+  displayName?: string;
   type: string;
   task?: TaskInstance;
   chosen: boolean;
@@ -54,10 +56,14 @@ function TaskNode({ data }: NodeProps<Node<TaskNodeData>>) {
   return (
     <div
       className={`dag-node${data.chosen ? " chosen" : ""}`}
-      title={`${data.code} (${data.type})`}
+      title={`${data.displayName ? `${data.displayName} · ` : ""}${data.code} (${data.type})`}
     >
       <Handle type="target" position={Position.Left} />
-      <div className="dag-code mono">{data.code}</div>
+      {data.displayName ? (
+        <div className="dag-code">{data.displayName}</div>
+      ) : (
+        <div className="dag-code mono">{data.code}</div>
+      )}
       <div className="dag-meta">
         <StateBadge state={t?.state ?? "NOT_STARTED"} />
         <span>{data.type}</span>
@@ -115,7 +121,7 @@ async function layout(
 
 export default function GraphView(props: {
   /** The definition's tasks (code, type, upstream), in definition order. */
-  tasks: readonly (DagTask & { type?: string })[];
+  tasks: readonly (DagTask & { type?: string; displayName?: string })[];
   /** The instance's current attempt of each task that started. */
   attempts: readonly TaskInstance[];
   chosen?: string;
@@ -172,6 +178,7 @@ export default function GraphView(props: {
             position: positions.get(t.code) ?? { x: 0, y: 0 },
             data: {
               code: t.code,
+              ...(t.displayName ? { displayName: t.displayName } : {}),
               type: t.type ?? "",
               task: byCode.get(t.code),
               chosen: t.code === props.chosen,

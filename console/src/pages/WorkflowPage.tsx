@@ -101,6 +101,11 @@ export function WorkflowPage() {
             {head.releaseState === "ONLINE" ? "● ONLINE" : "○ OFFLINE"}
           </span>
         </h1>
+        {head.displayName ? (
+          <p>
+            <strong>{head.displayName}</strong>
+          </p>
+        ) : null}
         {head.description ? <p>{head.description}</p> : null}
         <dl className="facts">
           <dt>Latest version</dt>

@@ -79,7 +79,11 @@ export function WorkflowsPage() {
                     {w.releaseState === "ONLINE" ? "● ONLINE" : "○ OFFLINE"}
                   </span>
                 </td>
-                <td>{w.description ?? ""}</td>
+                <td>
+                  {w.displayName ? <strong>{w.displayName}</strong> : null}
+                  {w.displayName && w.description ? " — " : null}
+                  {w.description ?? ""}
+                </td>
                 <td className="mono">
                   {w.nextFireAt
                     ? `${formatInZone(w.nextFireAt, w.nextFireTimezone ?? "UTC")} (${w.nextFireTimezone ?? "UTC"})`

@@ -3,6 +3,7 @@
  * as instanceSummary, instanceDetail and taskInstance (present.ts), the explain routes and the
  * render endpoints build them, and the render request from its zod validator.
  */
+import { ALERT_EVENTS } from "../../core/alert-rules.js";
 import { EXPLAIN_REASONS } from "../../core/explain.js";
 import {
   COMMAND_TYPES,
@@ -128,6 +129,10 @@ const Instance: JsonSchema = object(
     attemptsOmitted: described(
       int,
       "with include=attempts: how many older attempts were left out (beyond the cap)",
+    ),
+    alerts: described(
+      { type: "array", items: ref("AlertDelivery") },
+      "what was alerted about this instance (docs/alerts.md), oldest first; absent when nothing was",
     ),
   },
   ["instanceId", "workflow", "version", "state"],
@@ -293,6 +298,27 @@ export function instanceSchemas(): Record<string, JsonSchema> {
       { description: "task counts over the tasks in scope" },
     ),
     TaskInstance,
+    AlertDelivery: object(
+      {
+        deliveryId: described(str, "the X-Shoal-Delivery-Id receivers deduplicate on"),
+        rule: described(
+          str,
+          "the rule that asked for it: workflow.alerts[i] or schedule.alerts[i]",
+        ),
+        channel: described(str, "a channel of the deployment's alerts configuration"),
+        event: enumOf(ALERT_EVENTS),
+        taskCode: described(str, "TASK_RETRY_EXHAUSTED: the task"),
+        attempt: described(int, "TASK_RETRY_EXHAUSTED: its last attempt"),
+        status: enumOf(["PENDING", "SENT", "FAILED"]),
+        attempts: described(int, "sends tried so far"),
+        lastError: described(str, "why the last send failed"),
+        nextAttemptAt: described(iso, "PENDING after a failed send: when the next is due"),
+        sentAt: iso,
+        createdAt: iso,
+      },
+      ["deliveryId", "rule", "channel", "event", "status", "attempts", "createdAt"],
+      { description: "one alert to one channel and what became of it" },
+    ),
     InstanceTaskCell: object({ code: str, state: enumOf(TASK_STATES), attempt }, [
       "code",
       "state",

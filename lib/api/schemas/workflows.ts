@@ -33,16 +33,16 @@ export function workflowSchemas(): Record<string, JsonSchema> {
     TaskDefinition: definition.properties.tasks.items,
     RunRequest: schemaOf(runSchema),
     ReleaseBody: object({ state: releaseState }, ["state"], { additionalProperties: false }),
-    WorkflowSummary: object({ name: str, version: int, releaseState, description: str }, [
-      "name",
-      "version",
-      "releaseState",
-    ]),
+    WorkflowSummary: object(
+      { name: str, version: int, releaseState, displayName: str, description: str },
+      ["name", "version", "releaseState"],
+    ),
     WorkflowListItem: object(
       {
         name: str,
         version: int,
         releaseState,
+        displayName: str,
         description: str,
         nextFireAt: described(
           iso,

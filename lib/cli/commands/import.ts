@@ -4,11 +4,13 @@ import { basename } from "node:path";
 import type { Command } from "commander";
 import { stringify } from "yaml";
 import { readWfcommonsFile } from "../../import/wfcommons-file.js";
+import { yamlSchemaComment } from "../../workflow-schema-url.js";
 import type { WorkflowWritten } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { CliError } from "../errors.js";
 import { seg } from "../http.js";
 import { nonNegativeNumber } from "../options.js";
+import { registerImportDolphinScheduler } from "./import-dolphinscheduler.js";
 
 interface ImportOptions {
   name: string;
@@ -16,7 +18,7 @@ interface ImportOptions {
   output?: string;
 }
 
-/** Registers `import wfcommons`. */
+/** Registers `import wfcommons` and `import dolphinscheduler`. */
 export function registerImport(program: Command, ctx: CliContext): void {
   const imp = program.command("import").description("convert workflows from other formats");
   imp
@@ -46,7 +48,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
       const summary = `${result.taskCount} tasks, critical path ${formatSeconds(result.criticalPathSeconds)} s`;
       if (opts.output !== undefined) {
         const yaml = stringify({ name: opts.name, ...result.definition }, { lineWidth: 0 });
-        await writeFile(opts.output, yaml, "utf8");
+        await writeFile(opts.output, `${yamlSchemaComment()}\n${yaml}`, "utf8");
         ctx.out(`wrote ${opts.output}: ${opts.name} — ${summary}, ${result.edgeCount} edges`);
         return;
       }
@@ -56,6 +58,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
       const what = res.status === 201 ? "created" : "unchanged";
       ctx.out(`${opts.name}: version ${res.body.version} (${what}) — ${summary}`);
     });
+  registerImportDolphinScheduler(imp, ctx);
 }
 
 async function readJson(file: string): Promise<unknown> {

@@ -71,6 +71,20 @@ async function preflight(port: number, dataDir: string): Promise<void> {
   }
 }
 
+/**
+ * The alerts file of `--alerts`, checked before anything starts.
+ * @throws UsageError (exit 2) naming the file, the field and the rule.
+ */
+async function readAlerts(file: string) {
+  const { AlertsConfigError, alertsConfigFromEnv } = await import("../../alerts/channels.js");
+  try {
+    return alertsConfigFromEnv({ SHOAL_ALERTS_FILE: file });
+  } catch (e) {
+    if (e instanceof AlertsConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 /** Registers `standalone`, `sweeper` and `worker`. */
 export function registerServers(program: Command, _ctx: CliContext): void {
   program
@@ -102,6 +116,14 @@ export function registerServers(program: Command, _ctx: CliContext): void {
       nonNegativeNumber,
     )
     .option("--keep-all", "never delete finished instances (same as --retention-days 0)")
+    .option(
+      "--secrets-file <path>",
+      "YAML/JSON map of secret name: value, read by tasks' secret references; mode 0600 (docs/secrets.md); default $SHOAL_SECRETS_FILE, else ~/.config/shoal/secrets.yaml if it exists",
+    )
+    .option(
+      "--alerts <file>",
+      "alert channels (YAML: channels: { NAME: { type: webhook|slack, url: … } }; docs/alerts.md); default $SHOAL_ALERTS_FILE",
+    )
     .action(
       async (opts: {
         port: number;
@@ -111,8 +133,19 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         scheduler: boolean;
         retentionDays?: number;
         keepAll?: boolean;
+        alerts?: string;
+        secretsFile?: string;
       }) => {
         const retentionDays = standaloneRetentionDays(opts);
+        // A secrets file others can read is refused before anything starts.
+        const { standaloneSecretsFile } = await import("../../standalone/secrets-file.js");
+        let secretsFile: string | undefined;
+        try {
+          secretsFile = standaloneSecretsFile(opts.secretsFile);
+        } catch (e) {
+          throw new CliError((e as Error).message, { cause: e });
+        }
+        const alerts = opts.alerts ? await readAlerts(opts.alerts) : undefined;
         await preflight(opts.port, opts.dataDir);
         // Imported on use so every other command works without the server's dependencies loaded.
         const { runStandalone } = await import("../../standalone/standalone.js");
@@ -123,6 +156,8 @@ export function registerServers(program: Command, _ctx: CliContext): void {
           examples: opts.examples,
           scheduler: opts.scheduler,
           retentionDays,
+          ...(alerts ? { alerts } : {}),
+          ...(secretsFile ? { secretsFile } : {}),
         });
       },
     );

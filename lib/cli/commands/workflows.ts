@@ -24,7 +24,13 @@ export function registerWorkflows(program: Command, ctx: CliContext): void {
       printList(ctx, items, opts.output, {
         empty: "no workflows (create one with: shoal apply -f FILE)",
         headers: ["NAME", "VERSION", "RELEASE", "DESCRIPTION"],
-        row: (w) => [w.name, String(w.version), w.releaseState, oneLine(w.description ?? "")],
+        // An imported workflow's original name (any text) reads first.
+        row: (w) => [
+          w.name,
+          String(w.version),
+          w.releaseState,
+          oneLine([w.displayName, w.description].filter(Boolean).join(" — ")),
+        ],
       });
     });
 

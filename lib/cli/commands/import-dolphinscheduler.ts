@@ -1,0 +1,232 @@
+/**
+ * `shoal import dolphinscheduler EXPORT.json [--project P] (--output DIR | --apply)
+ * [--placeholder] [--server-timezone ZONE]`: converts a DolphinScheduler 3.x workflow export
+ * (lib/import/dolphinscheduler/) and either writes reviewable files or creates the workflows
+ * and schedules through the API, children first, as `shoal apply` does.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { Command } from "commander";
+import { isTimeZone, timeZoneProblem } from "../../core/time-zones.js";
+import type { ConvertedWorkflow, DsConversion } from "../../import/dolphinscheduler/convert.js";
+import type { Schedule, WorkflowWritten } from "../api-types.js";
+import type { CliContext } from "../context.js";
+import { CliError, EXIT, UsageError } from "../errors.js";
+import { ApiError, seg } from "../http.js";
+import { childrenFirst } from "./apply.js";
+
+interface DsOptions {
+  project?: string;
+  output?: string;
+  apply?: boolean;
+  placeholder?: boolean;
+  serverTimezone?: string;
+}
+
+/** Registers `import dolphinscheduler` on the `import` command group. */
+export function registerImportDolphinScheduler(imp: Command, ctx: CliContext): void {
+  imp
+    .command("dolphinscheduler")
+    .description(
+      "import a DolphinScheduler 3.x workflow export (JSON) as Shoal workflows and schedules",
+    )
+    .argument("<file>", 'the JSON file DolphinScheduler\'s "export" wrote')
+    .option(
+      "--project <code-or-name>",
+      "only the workflows of this project (its code, or its name)",
+    )
+    .option(
+      "--output <dir>",
+      "write one YAML per workflow, schedules.sh and import-report.md into DIR",
+    )
+    .option("--apply", "create the workflows and schedules through the API")
+    .option(
+      "--placeholder",
+      "import unsupported task types as SHELL tasks that fail saying what to replace",
+    )
+    .option(
+      "--server-timezone <zone>",
+      "zone of the DolphinScheduler server, in which schedule start/end times are written (default: each schedule's zone)",
+    )
+    .addHelpText(
+      "after",
+      "\nWithout --placeholder, a task type Shoal does not have (SQL, SPARK, …) stops the import:\n" +
+        "each is listed and nothing is written. docs/import-dolphinscheduler.md has the mapping.",
+    )
+    .action(async (file: string, opts: DsOptions) => {
+      if ((opts.output === undefined) === (opts.apply !== true)) {
+        throw new UsageError(
+          "give either --output DIR (write files to review) or --apply (create through the API)",
+        );
+      }
+      if (opts.serverTimezone !== undefined && !isTimeZone(opts.serverTimezone)) {
+        throw new UsageError(
+          `--server-timezone: ${timeZoneProblem(opts.serverTimezone) ?? "not a time zone"}`,
+        );
+      }
+      const doc = await readExportFile(file);
+      const { convertDolphinScheduler } = await import("../../import/dolphinscheduler/convert.js");
+      const { DsImportError } = await import("../../import/dolphinscheduler/errors.js");
+      let result: DsConversion;
+      try {
+        result = convertDolphinScheduler(doc, {
+          ...(opts.project !== undefined ? { project: opts.project } : {}),
+          placeholder: opts.placeholder === true,
+          ...(opts.serverTimezone !== undefined ? { serverTimezone: opts.serverTimezone } : {}),
+        });
+      } catch (err) {
+        if (err instanceof DsImportError)
+          throw new CliError(`${file}: ${err.message}`, { cause: err });
+        throw err;
+      }
+      if (opts.output !== undefined) await writeOutput(ctx, result, file, opts.output);
+      else await applyAll(ctx, result);
+    });
+}
+
+/** The parsed export. @throws CliError when it cannot be read or is not JSON. */
+async function readExportFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : code;
+    throw new CliError(`cannot read ${file}: ${why ?? String(err)}`, { cause: err });
+  }
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (err) {
+    throw new CliError(
+      `${file}: not JSON (${(err as Error).message}); expected a DolphinScheduler workflow export`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+async function writeOutput(
+  ctx: CliContext,
+  c: DsConversion,
+  file: string,
+  dir: string,
+): Promise<void> {
+  const { outputFiles } = await import("../../import/dolphinscheduler/report.js");
+  const files = outputFiles(c, basename(file));
+  try {
+    await mkdir(dir, { recursive: true });
+    for (const f of files) await writeFile(join(dir, f.path), f.content, "utf8");
+  } catch (err) {
+    throw new CliError(
+      `cannot write to ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      { cause: err },
+    );
+  }
+  for (const w of c.workflows)
+    ctx.out(
+      `${join(dir, `${w.name}.yaml`)}: ${w.dsName}${w.schedule ? " (schedule in schedules.sh)" : ""}`,
+    );
+  ctx.out(`${join(dir, "import-report.md")}: ${summary(c)}`);
+}
+
+function summary(c: DsConversion): string {
+  const count = (k: string) => c.notes.filter((n) => n.kind === k).length;
+  return `${c.workflows.length} workflows; ${count("approximated")} approximated, ${count("not-converted")} not converted, ${count("external")} external references, ${c.unsupported.length} placeholders`;
+}
+
+/**
+ * Creates the workflows (children first; a SUB_WORKFLOW target outside the file must already
+ * exist, checked before anything is written) and then their schedules, skipping a schedule
+ * the workflow already has with the same cron and zone (so a second import changes nothing).
+ */
+async function applyAll(ctx: CliContext, c: DsConversion): Promise<void> {
+  const byName = new Map(c.workflows.map((w) => [w.name, w]));
+  const children = new Map<string, string[]>();
+  const missing: string[] = [];
+  for (const w of c.workflows) {
+    const mine: string[] = [];
+    for (const t of w.definition.tasks as Array<{
+      code: string;
+      type: string;
+      workflow?: string;
+    }>) {
+      if (t.type !== "SUB_WORKFLOW" || t.workflow === undefined) continue;
+      if (byName.has(t.workflow)) mine.push(t.workflow);
+      else if (!(await exists(ctx, t.workflow)))
+        missing.push(
+          `${w.name} / ${t.code}: sub-workflow '${t.workflow}' is not in the file nor on the server`,
+        );
+    }
+    children.set(w.name, mine);
+  }
+  if (missing.length > 0) {
+    for (const m of missing) ctx.err(m);
+    throw new CliError(
+      "nothing applied: import or create those workflows first (or use --output and edit the files)",
+    );
+  }
+  const { order, cycle } = childrenFirst([...byName.keys()], children);
+  if (cycle) throw new CliError(`nothing applied: sub-workflow cycle ${cycle.join(" -> ")}`);
+  for (const name of order) {
+    const w = byName.get(name) as ConvertedWorkflow;
+    let res: { status: number; body: WorkflowWritten };
+    try {
+      res = await ctx.api().put<WorkflowWritten>(`/v1/workflows/${seg(name)}`, w.definition);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      ctx.err(`${name}: ${err.message}`);
+      ctx.exitCode = EXIT.error;
+      return;
+    }
+    const change = (
+      res.body.change ?? (res.status === 201 ? "CREATED" : "UNCHANGED")
+    ).toLowerCase();
+    ctx.out(`${name}: version ${res.body.version} (${change}) — ${w.dsName}`);
+    for (const warning of res.body.warnings ?? []) {
+      ctx.io.stderr.write(
+        `warning: ${name}: ${warning.path ? `${warning.path}: ` : ""}${warning.message}\n`,
+      );
+    }
+  }
+  for (const name of order) {
+    const s = byName.get(name)?.schedule;
+    if (s) await applySchedule(ctx, name, s);
+  }
+  ctx.out(`${summary(c)} (the report: the same command with --output DIR)`);
+}
+
+async function applySchedule(
+  ctx: CliContext,
+  name: string,
+  body: Record<string, unknown>,
+): Promise<void> {
+  const existing = await ctx.api().getAll<Schedule>("/v1/schedules", { workflow: name });
+  const same = existing.find(
+    (s) => s.cron === body.cron && (body.timezone === undefined || s.timezone === body.timezone),
+  );
+  if (same) {
+    ctx.out(`${name}: schedule ${same.id} (unchanged, ${same.state})`);
+    return;
+  }
+  try {
+    const res = await ctx.api().post<Schedule>("/v1/schedules", body);
+    ctx.out(
+      `${name}: schedule ${res.body.id} (created, ${res.body.state}; cron ${String(body.cron)} ${res.body.timezone})`,
+    );
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    ctx.err(`${name}: schedule: ${err.message}`);
+    ctx.exitCode = EXIT.error;
+  }
+}
+
+async function exists(ctx: CliContext, name: string): Promise<boolean> {
+  try {
+    await ctx.api().get(`/v1/workflows/${seg(name)}`);
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return false;
+    throw err;
+  }
+}

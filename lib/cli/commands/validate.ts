@@ -1,0 +1,161 @@
+/**
+ * `shoal validate -f FILE [-f FILE…]`: checks workflow files offline, with the validators the
+ * API runs on `PUT /v1/workflows/{name}` (lib/core/validate.ts) and their messages, so a file
+ * can be checked in CI or an editor hook before `shoal apply`. No endpoint, no credentials: the
+ * command never asks for the API client (nor reads the CLI config). Files are read as `apply`
+ * reads them (lib/cli/documents.ts). Beyond each document's own rules it checks what the files
+ * say together: names used twice, a SUB_WORKFLOW task running its own workflow, sub-workflow
+ * cycles among the files' workflows. What needs the server is skipped (docs/workflow-schema.md):
+ * whether a SUB_WORKFLOW target outside the files exists, and cycles through stored workflows.
+ */
+import type { Command } from "commander";
+import { type ErrorDetail, RequestError } from "../../core/errors.js";
+import type { WorkflowDefinition } from "../../core/model.js";
+import { unresolvedParamReferences } from "../../core/param-references.js";
+import { subWorkflowTargets } from "../../core/sub-workflow-cycle.js";
+import { NAME_PATTERN, parseWorkflowDefinition } from "../../core/validate.js";
+import type { CliContext } from "../context.js";
+import { loadWorkflowDocuments, type WorkflowDocument, type WorkflowFile } from "../documents.js";
+import { CliError, EXIT } from "../errors.js";
+import { childrenFirst } from "./apply.js";
+
+/** One document of one file, with where to say it is. */
+interface Located {
+  doc: WorkflowDocument;
+  /** `FILE` or `FILE (document N)`, as `apply` names a document (documents.ts). */
+  where: string;
+}
+
+/** Registers `validate`. */
+export function registerValidate(program: Command, ctx: CliContext): void {
+  program
+    .command("validate")
+    .description("check workflow definition files offline, as the API would (no endpoint needed)")
+    .requiredOption(
+      "-f, --file <file>",
+      "definition file (YAML documents separated by ---, or JSON; - for stdin); repeat for more",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .addHelpText(
+      "after",
+      "\nEach problem is printed as `FILE (document N): path: message`, the API's own message.\n" +
+        "Not checked (they need the server): SUB_WORKFLOW targets that are not in the files\n" +
+        "exist, and sub-workflow cycles through workflows stored on the server.\n" +
+        "Exit 0 when every document is valid, 1 otherwise.",
+    )
+    .action(async (opts: { file: string[] }) => {
+      const problems: string[] = [];
+      const invalid = new Set<Located>();
+      const fail = (at: Located, detail: ErrorDetail) => {
+        problems.push(`${at.where}: ${detailLine(detail)}`);
+        invalid.add(at);
+      };
+      const warnings: string[] = [];
+      const valid = new Map<string, { at: Located; def: WorkflowDefinition }>();
+      const firstByName = new Map<string, Located>();
+      let count = 0;
+      let unreadable = 0;
+      // File by file, document by document: problems print in that order.
+      for (const file of opts.file) {
+        let read: WorkflowFile;
+        try {
+          read = await loadWorkflowDocuments(file);
+        } catch (err) {
+          // A file that cannot be read (or holds nothing): said, and the other files still checked.
+          if (!(err instanceof CliError)) throw err;
+          problems.push(err.message);
+          count++;
+          unreadable++;
+          continue;
+        }
+        count += read.count;
+        unreadable += read.problems.length;
+        const label = file === "-" ? "stdin" : file;
+        const byPosition = [
+          ...read.problems.map((p) => ({ position: p.position, problem: p.message })),
+          ...read.documents.map((doc) => ({ position: doc.position, doc })),
+        ].sort((a, b) => a.position - b.position);
+        for (const entry of byPosition) {
+          if ("problem" in entry) {
+            problems.push(entry.problem);
+            continue;
+          }
+          const doc = entry.doc;
+          const at = { doc, where: read.count > 1 ? `${label} (document ${doc.position})` : label };
+          const first = firstByName.get(doc.name);
+          if (first) {
+            fail(at, { path: "name", message: `'${doc.name}' is also the name of ${first.where}` });
+            continue;
+          }
+          firstByName.set(doc.name, at);
+          const def = checkDocument(at, fail);
+          if (!def) continue;
+          valid.set(doc.name, { at, def });
+          for (const w of unresolvedParamReferences(def)) {
+            warnings.push(`${at.where}: ${detailLine(w)}`);
+          }
+        }
+      }
+      // Sub-workflow cycles among the files' workflows (the API would refuse the last PUT).
+      const children = new Map(
+        [...valid].map(([name, { def }]) => [
+          name,
+          subWorkflowTargets(def.tasks).filter((t) => valid.has(t) && t !== name),
+        ]),
+      );
+      const { cycle } = childrenFirst([...valid.keys()], children);
+      if (cycle) {
+        const at = (valid.get(cycle[0] as string) as { at: Located }).at;
+        fail(at, { path: "", message: `sub-workflow cycle in these files: ${cycle.join(" -> ")}` });
+      }
+      for (const w of warnings) ctx.io.stderr.write(`warning: ${w}\n`);
+      for (const p of problems) ctx.err(p);
+      const bad = unreadable + invalid.size;
+      const noun = count === 1 ? "workflow" : "workflows";
+      if (bad > 0) {
+        ctx.err(`${bad} of ${count} ${noun} invalid`);
+        ctx.exitCode = EXIT.error;
+        return;
+      }
+      ctx.out(`${count} ${noun} valid`);
+    });
+}
+
+/** `path: message`, or the message alone for a detail about the whole document (the API's form). */
+function detailLine(d: ErrorDetail): string {
+  return d.path ? `${d.path}: ${d.message}` : d.message;
+}
+
+/**
+ * The checks of `PUT /v1/workflows/{name}` that need no server (lib/api/workflows.ts
+ * putWorkflow): the name, the definition (lib/core/validate.ts), a SUB_WORKFLOW task naming its
+ * own workflow. @returns the definition with defaults, or undefined after reporting each problem.
+ */
+function checkDocument(
+  at: Located,
+  fail: (at: Located, detail: ErrorDetail) => void,
+): WorkflowDefinition | undefined {
+  let ok = true;
+  if (!NAME_PATTERN.test(at.doc.name)) {
+    fail(at, { path: "name", message: "must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$" });
+    ok = false;
+  }
+  let def: WorkflowDefinition;
+  try {
+    def = parseWorkflowDefinition(at.doc.body);
+  } catch (err) {
+    if (!(err instanceof RequestError)) throw err;
+    const details = err.details.length > 0 ? err.details : [{ path: "", message: err.message }];
+    for (const d of details) fail(at, d);
+    return undefined;
+  }
+  for (const [i, task] of def.tasks.entries()) {
+    if (task.type !== "SUB_WORKFLOW" || task.workflow !== at.doc.name) continue;
+    fail(at, {
+      path: `tasks[${i}].workflow`,
+      message: "a workflow cannot run itself as a sub-workflow",
+    });
+    ok = false;
+  }
+  return ok ? def : undefined;
+}

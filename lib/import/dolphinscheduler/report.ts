@@ -1,0 +1,208 @@
+/**
+ * The files `shoal import dolphinscheduler --output DIR` writes, as text: one YAML definition
+ * per workflow (for `shoal apply -f`), `schedules.sh` (the schedules, as `shoal schedule create`
+ * commands: `shoal apply` takes workflow definitions only) and `import-report.md`. Pure.
+ */
+import { stringify } from "yaml";
+import { yamlSchemaCommentLines } from "../../workflow-schema-url.js";
+import type { ConvertedWorkflow, DsConversion } from "./convert.js";
+import type { ImportNote, NoteKind } from "./notes.js";
+
+/** One file to write, relative to the output directory. */
+export interface OutputFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * The YAML document of one workflow: the schema modeline editors read (lib/workflow-schema-url.ts),
+ * a comment naming its origin, then `name` and the definition.
+ */
+export function workflowYaml(wf: ConvertedWorkflow): string {
+  const head = [
+    ...yamlSchemaCommentLines(),
+    `# Imported from DolphinScheduler workflow ${JSON.stringify(wf.dsName)} (code ${wf.dsCode}, project ${wf.projectCode})`,
+    "# by `shoal import dolphinscheduler`; see import-report.md. Apply with: shoal apply -f FILE",
+  ];
+  if (wf.schedule) head.push("# Its schedule is in schedules.sh (run it after applying).");
+  return `${head.join("\n")}\n${stringify({ name: wf.name, ...wf.definition }, { lineWidth: 0 })}`;
+}
+
+/** A word or value for a POSIX shell command line, single-quoted when it needs quoting. */
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+/** Flags of `shoal schedule create` for a schedule body's fields (lib/cli/schedule-options.ts). */
+const FLAGS: Array<[string, string]> = [
+  ["cron", "--cron"],
+  ["timezone", "--timezone"],
+  ["startTime", "--start"],
+  ["endTime", "--end"],
+  ["priority", "--priority"],
+  ["failureStrategy", "--failure-strategy"],
+  ["workerGroup", "--worker-group"],
+  ["overlapPolicy", "--overlap"],
+];
+
+/** The `shoal schedule create` command that creates `body`. */
+export function scheduleCommand(body: Record<string, unknown>): string {
+  const words = ["shoal", "schedule", "create", shellWord(String(body.workflow))];
+  for (const [field, flag] of FLAGS) {
+    if (body[field] !== undefined) words.push(flag, shellWord(String(body[field])));
+  }
+  if (body.state === "OFFLINE") words.push("--offline");
+  return words.join(" ");
+}
+
+/** schedules.sh: one `shoal schedule create` per schedule. */
+export function schedulesScript(workflows: readonly ConvertedWorkflow[]): string | undefined {
+  const withSchedule = workflows.filter((w) => w.schedule);
+  if (withSchedule.length === 0) return undefined;
+  const lines = [
+    "#!/bin/sh",
+    "# Schedules of the workflows imported from DolphinScheduler, for after `shoal apply -f` of",
+    "# the workflow files (or `npx shoal …` where shoal is not on the PATH). DolphinScheduler",
+    "# exports schedules OFFLINE: each is created OFFLINE; start it with `shoal schedule online ID`.",
+    "set -e",
+    ...withSchedule.map((w) => scheduleCommand(w.schedule as Record<string, unknown>)),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+const KIND_TITLES: Record<NoteKind, string> = {
+  unsupported: "Unsupported task types",
+  external: "References to workflows outside the file",
+  action: "To do before running",
+  approximated: "Approximated",
+  "not-converted": "Not converted",
+};
+
+function noteLine(n: ImportNote): string {
+  return `- \`${n.workflow}\`${n.task ? ` / \`${n.task}\`` : ""}: ${n.message}`;
+}
+
+/** import-report.md. `source`: the export file's name. */
+export function reportMarkdown(c: DsConversion, source: string): string {
+  const out: string[] = [`# DolphinScheduler import report: ${source}`, ""];
+  const taskCount = c.workflows.reduce(
+    (n, w) => n + Object.values(w.taskTypes).reduce((a, b) => a + b, 0),
+    0,
+  );
+  out.push(
+    `${c.workflows.length} workflow${c.workflows.length === 1 ? "" : "s"}, ${taskCount} tasks, key spelling ${c.spellings.join(" and ")} (DolphinScheduler ${c.spellings.map((s) => (s === "3.3" ? "3.3+" : s)).join(", ")}).`,
+  );
+  if (c.projects.length > 1 || c.project !== undefined) {
+    const list = c.projects
+      .map((p) => `${p.code}${p.name ? ` (${p.name})` : ""}: ${p.workflows}`)
+      .join(", ");
+    out.push(
+      c.project !== undefined
+        ? `Projects in the file: ${list}; imported: project ${c.project} only.`
+        : `Projects in the file: ${list}; all were imported (choose one with --project).`,
+    );
+  }
+  out.push(
+    "",
+    "## Workflows",
+    "",
+    "| Shoal name | DolphinScheduler name | Tasks | Schedule |",
+    "| --- | --- | --- | --- |",
+  );
+  for (const w of c.workflows) {
+    const types = Object.entries(w.taskTypes)
+      .map(([t, n]) => `${n} ${t}`)
+      .join(", ");
+    const sched = w.schedule
+      ? `\`${String(w.schedule.cron)}\` ${String(w.schedule.timezone ?? "")}`.trim()
+      : "—";
+    out.push(`| \`${w.name}\` | ${w.dsName.replace(/\|/g, "\\|")} | ${types} | ${sched} |`);
+  }
+  const taskNames = c.workflows.flatMap((w) =>
+    ((w.definition.tasks as Array<{ code: string; displayName?: string }>) ?? [])
+      .filter((t) => t.displayName !== undefined)
+      .map(
+        (t) => `| \`${w.name}\` | \`${t.code}\` | ${String(t.displayName).replace(/\|/g, "\\|")} |`,
+      ),
+  );
+  if (taskNames.length > 0) {
+    out.push(
+      "",
+      "## Renamed tasks",
+      "",
+      "| Workflow | Shoal code | DolphinScheduler name (displayName) |",
+      "| --- | --- | --- |",
+      ...taskNames,
+    );
+  }
+  for (const kind of [
+    "unsupported",
+    "external",
+    "action",
+    "approximated",
+    "not-converted",
+  ] as NoteKind[]) {
+    const notes = c.notes.filter((n) => n.kind === kind);
+    if (notes.length === 0) continue;
+    out.push("", `## ${KIND_TITLES[kind]}`, "", ...notes.map(noteLine));
+  }
+  const script = c.workflows.some((w) => w.schedule);
+  out.push(
+    "",
+    "## Next steps",
+    "",
+    "1. Review the YAML files, then apply them, sub-workflows first (or re-run the import with `--apply`):",
+    "",
+    "   ```sh",
+    ...applyOrder(c.workflows).map((name) => `   shoal apply -f ${shellWord(`${name}.yaml`)}`),
+    "   ```",
+    ...(script
+      ? [
+          "",
+          "2. Create the schedules: `sh schedules.sh` (they are created OFFLINE, as DolphinScheduler exports them).",
+        ]
+      : []),
+  );
+  return `${out.join("\n")}\n`;
+}
+
+/**
+ * Workflow names in an order to apply them: each after the workflows of the file its
+ * SUB_WORKFLOW tasks run (the API refuses a SUB_WORKFLOW whose workflow does not exist yet),
+ * otherwise in file order. A cycle (which the API would refuse anyway) keeps file order.
+ */
+export function applyOrder(workflows: readonly ConvertedWorkflow[]): string[] {
+  const names = new Set(workflows.map((w) => w.name));
+  const children = new Map(
+    workflows.map((w) => [
+      w.name,
+      (w.definition.tasks as Array<{ type: string; workflow?: string }>)
+        .filter(
+          (t) => t.type === "SUB_WORKFLOW" && t.workflow !== undefined && names.has(t.workflow),
+        )
+        .map((t) => t.workflow as string),
+    ]),
+  );
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const child of children.get(name) ?? []) visit(child);
+    order.push(name);
+  };
+  for (const w of workflows) visit(w.name);
+  return order;
+}
+
+/** Every file of `--output DIR`. */
+export function outputFiles(c: DsConversion, source: string): OutputFile[] {
+  const files: OutputFile[] = c.workflows.map((w) => ({
+    path: `${w.name}.yaml`,
+    content: workflowYaml(w),
+  }));
+  const script = schedulesScript(c.workflows);
+  if (script) files.push({ path: "schedules.sh", content: script });
+  files.push({ path: "import-report.md", content: reportMarkdown(c, source) });
+  return files;
+}

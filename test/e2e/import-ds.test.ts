@@ -1,0 +1,111 @@
+/**
+ * `shoal import dolphinscheduler --apply` against a real `shoal standalone`: the workflows of
+ * the 3.2 fixture are created children first with their schedules (OFFLINE, as exported), a
+ * second import changes nothing, and a converted SHELL chain (OUT parameter, global `$[…]`
+ * parameter, local parameter) runs to SUCCESS.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { convertDolphinScheduler } from "../../lib/import/dolphinscheduler/convert.js";
+import { runCli } from "../helpers/cli-run.js";
+import {
+  api,
+  byCode,
+  type RunningStandalone,
+  startRun,
+  startStandaloneProcess,
+  waitFinal,
+} from "../helpers/standalone.js";
+
+const FIXTURE = new URL("../fixtures/dolphinscheduler/export-3.2.json", import.meta.url);
+
+describe("shoal import dolphinscheduler --apply", () => {
+  let sa: RunningStandalone;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shoal-ds-e2e-"));
+    sa = await startStandaloneProcess({ dataDir: join(dir, "data"), workers: 2 });
+  });
+  afterAll(async () => {
+    await sa?.stop();
+  });
+
+  // The names the import gives (the converter is deterministic: the same as the CLI's).
+  const names = convertDolphinScheduler(JSON.parse(readFileSync(FIXTURE, "utf8")), {
+    placeholder: true,
+  });
+  const nameOf = (ds: string) => names.workflows.find((w) => w.dsName === ds)?.name as string;
+  const file = FIXTURE.pathname;
+
+  it("creates the workflows children first, then their schedules; a second import changes nothing", async () => {
+    const first = await runCli(["import", "dolphinscheduler", file, "--apply", "--placeholder"], {
+      endpoint: sa.url,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const lines = first.stdout.split("\n");
+    const at = (ds: string) =>
+      lines.findIndex((l) => l.startsWith(`${nameOf(ds)}: version 1 (created)`));
+    expect(at("订单子流程")).toBeGreaterThanOrEqual(0);
+    expect(at("每日订单汇总")).toBeGreaterThan(at("订单子流程"));
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `${nameOf("每日订单汇总")}: schedule \\S+ \\(created, OFFLINE; cron 30 2 \\* \\* 1-5 Asia/Shanghai\\)`,
+      ),
+    );
+
+    const wf = await api(sa.url, "GET", `/v1/workflows/${nameOf("每日订单汇总")}`);
+    expect(wf.status).toBe(200);
+    expect(wf.body.displayName).toBe("每日订单汇总");
+    const schedules = await api(sa.url, "GET", `/v1/schedules?workflow=${nameOf("每日订单汇总")}`);
+    expect(schedules.body.items).toHaveLength(1);
+    expect(schedules.body.items[0]).toMatchObject({
+      cron: "30 2 * * 1-5",
+      timezone: "Asia/Shanghai",
+      state: "OFFLINE",
+      overlapPolicy: "SERIAL_WAIT",
+      priority: "HIGH",
+    });
+
+    const again = await runCli(["import", "dolphinscheduler", file, "--apply", "--placeholder"], {
+      endpoint: sa.url,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain("(created");
+    expect(again.stdout).toContain(`${nameOf("每日订单汇总")}: version 1 (unchanged)`);
+    expect(again.stdout).toMatch(/schedule \S+ \(unchanged, OFFLINE\)/);
+  });
+
+  it("the --output files are what --apply created: shoal apply -f finds each unchanged", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "shoal-ds-out-")), "out");
+    const r = await runCli(["import", "dolphinscheduler", file, "--output", out, "--placeholder"]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = readFileSync(join(out, "import-report.md"), "utf8");
+    const files = [...report.matchAll(/^ {3}shoal apply -f (\S+)$/gm)].map((m) => m[1] as string);
+    expect(files).toHaveLength(3);
+    for (const f of files) {
+      const applied = await runCli(["apply", "-f", join(out, f)], { endpoint: sa.url });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stdout).toMatch(/: version 1 \(unchanged\)/);
+    }
+  });
+
+  it("runs a converted SHELL chain to SUCCESS", async () => {
+    const name = nameOf("上游装载");
+    const id = await startRun(sa.url, name);
+    const inst = await waitFinal(sa.url, id, 60_000);
+    expect(inst.state).toBe("SUCCESS");
+    const tasks = byCode(inst);
+    const extract = Object.values(tasks).find((t) => t.code.startsWith("extract-"));
+    expect(extract?.outputs).toEqual({ rows: "42" });
+    expect(tasks.load?.state).toBe("SUCCESS");
+    // The local parameter and the upstream task's OUT parameter reached the command.
+    const log = await api(sa.url, "GET", `/v1/instances/${id}/tasks/load/log`);
+    expect(log.status).toBe(200);
+    expect(log.body.lines.map((l: { message: string }) => l.message)).toContain(
+      "loaded 42 rows into dw",
+    );
+    const check = Object.values(tasks).find((t) => t.code.startsWith("task-"));
+    expect(check?.state).toBe("SUCCESS");
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * `shoal import dolphinscheduler … --output DIR` in-process (runCli): the files it writes (one
+ * YAML per workflow that `shoal apply -f` reads and the API's validator accepts, schedules.sh,
+ * import-report.md), and its messages and exit codes for unsupported types and bad input.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadWorkflowDocuments } from "../../lib/cli/documents.js";
+import { parseWorkflowDefinition } from "../../lib/core/validate.js";
+import { runCli } from "../helpers/cli-run.js";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/dolphinscheduler/", import.meta.url));
+const X32 = join(FIXTURES, "export-3.2.json");
+const X33 = join(FIXTURES, "export-3.3.json");
+const tmp = () => mkdtempSync(join(tmpdir(), "shoal-ds-cli-"));
+
+describe("shoal import dolphinscheduler --output", () => {
+  it("writes one valid YAML per workflow, schedules.sh and the report", async () => {
+    const dir = join(tmp(), "out");
+    const r = await runCli(["import", "dolphinscheduler", X32, "--output", dir, "--placeholder"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const files = readdirSync(dir).sort();
+    expect(files).toHaveLength(5);
+    expect(files).toContain("import-report.md");
+    expect(files).toContain("schedules.sh");
+    const yamls = files.filter((f) => f.endsWith(".yaml"));
+    expect(yamls).toHaveLength(3);
+    const displayNames: string[] = [];
+    for (const f of yamls) {
+      const file = await loadWorkflowDocuments(join(dir, f));
+      expect(file.problems).toEqual([]);
+      const [doc] = file.documents;
+      expect(`${doc?.name}.yaml`).toBe(f);
+      const def = parseWorkflowDefinition(doc?.body);
+      displayNames.push(def.displayName ?? "");
+      expect(r.stdout).toContain(`${join(dir, f)}: ${def.displayName}`);
+    }
+    expect(displayNames.sort()).toEqual(["上游装载", "每日订单汇总", "订单子流程"].sort());
+    const script = readFileSync(join(dir, "schedules.sh"), "utf8");
+    expect(script.match(/^shoal schedule create /gm)).toHaveLength(2);
+    expect(script).toContain("--cron '30 2 * * 1-5' --timezone Asia/Shanghai");
+    const report = readFileSync(join(dir, "import-report.md"), "utf8");
+    expect(report).toContain("# DolphinScheduler import report: export-3.2.json");
+    expect(report).toMatch(
+      /## Unsupported task types\n\n- `wf-[0-9a-f]{6}` \/ `task-[0-9a-f]{6}`: SQL task/,
+    );
+    expect(report).toMatch(
+      /## References to workflows outside the file\n\n.*workflow code 13999999999999/,
+    );
+    expect(report).toContain("shoal task-group put ds-task-group-2");
+    expect(r.stdout).toMatch(
+      /import-report.md: 3 workflows; \d+ approximated, \d+ not converted, 1 external references, 2 placeholders/,
+    );
+  });
+
+  it("writes the same files on a second run", async () => {
+    const a = join(tmp(), "a");
+    const b = join(tmp(), "b");
+    await runCli(["import", "dolphinscheduler", X33, "--output", a, "--project", "22000000000001"]);
+    await runCli(["import", "dolphinscheduler", X33, "--output", b, "--project", "22000000000001"]);
+    const names = readdirSync(a).sort();
+    expect(readdirSync(b).sort()).toEqual(names);
+    for (const f of names)
+      expect(readFileSync(join(b, f), "utf8")).toBe(readFileSync(join(a, f), "utf8"));
+    expect(readFileSync(join(a, "import-report.md"), "utf8")).toContain(
+      "imported: project 22000000000001 only",
+    );
+  });
+
+  it("without --placeholder: exit 1 naming each unsupported task, nothing written", async () => {
+    const dir = join(tmp(), "out");
+    const r = await runCli(["import", "dolphinscheduler", X32, "--output", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("每日订单汇总 / 加载到数仓: SQL");
+    expect(r.stderr).toContain("每日订单汇总 / spark计算: SPARK");
+    expect(r.stderr).toContain("nothing written");
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("bad input: a clear message and exit code, never a stack trace", async () => {
+    const d = tmp();
+    const write = (name: string, text: string) => {
+      writeFileSync(join(d, name), text);
+      return join(d, name);
+    };
+    const cases: Array<[string[], number, RegExp]> = [
+      [[join(d, "missing.json"), "--apply"], 1, /cannot read .*missing.json: no such file/],
+      [
+        [write("bad.json", "{not json"), "--apply"],
+        1,
+        /bad.json: not JSON .*DolphinScheduler workflow export/,
+      ],
+      [[write("obj.json", '"text"'), "--apply"], 1, /expected a JSON array of workflows/],
+      [
+        [
+          write(
+            "empty.json",
+            JSON.stringify([
+              { processDefinition: { name: "空", code: 1 }, taskDefinitionList: [] },
+            ]),
+          ),
+          "--apply",
+        ],
+        1,
+        /workflow '空': has no tasks/,
+      ],
+      [
+        [
+          write(
+            "up.json",
+            JSON.stringify([
+              {
+                workflowDefinition: { name: "w", code: 1 },
+                workflowTaskRelationList: [{ preTaskCode: 5, postTaskCode: 2 }],
+                taskDefinitionList: [{ code: 2, name: "任务", taskType: "SHELL", taskParams: {} }],
+              },
+            ]),
+          ),
+          "--apply",
+        ],
+        1,
+        /workflow 'w': task '任务' has an unknown upstream task code 5/,
+      ],
+      [[X32], 2, /give either --output DIR .* or --apply/],
+      [[X32, "--apply", "--output", d], 2, /give either --output DIR .* or --apply/],
+      [[X32, "--apply", "--server-timezone", "BST"], 2, /--server-timezone: .*abbreviation/],
+      [[X33, "--apply", "--project", "nope"], 1, /no workflow of project 'nope'/],
+    ];
+    for (const [args, code, message] of cases) {
+      const r = await runCli(["import", "dolphinscheduler", ...args]);
+      expect({ args, code: r.code }).toEqual({ args, code });
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});

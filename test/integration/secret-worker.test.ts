@@ -1,0 +1,149 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${secret:…} is Shoal's reference syntax, not a JS template
+/**
+ * The worker with secrets, on the emulators (the real store and queues): what a plugin reports
+ * is masked before it is stored (the error, a warning), an HTTP output that would hold a secret
+ * is refused, and no item of the attempt holds a value.
+ */
+import { mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { APIGatewayProxyEventV2, SQSRecord } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleApiRequest } from "../../lib/api/router.js";
+import { Worker } from "../../lib/engine/worker.js";
+import type { TaskMessage } from "../../lib/queue/messages.js";
+import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
+import { EnvSecretSource } from "../../lib/secrets/env-source.js";
+import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
+import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { until } from "../helpers/poll.js";
+import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
+
+const TOKEN = `tok-${Math.random().toString(36).slice(2)}-x`;
+
+function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
+  return httpApiEvent({
+    method,
+    path,
+    headers: { "content-type": "application/json", "user-agent": "test" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    requestId: "r",
+    timeEpoch: 0,
+  });
+}
+
+describe("the worker with secrets", () => {
+  let aws: TestAws;
+  let rt: Runtime;
+  let worker: Worker;
+  let echo: Server;
+  let echoUrl: string;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await handleApiRequest(rt.api, request(method, path, body));
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+  const drainEvents = async () => {
+    const r = await receiveRecords(aws.eventsUrl, { waitSeconds: 0 });
+    if (r.length) {
+      await rt.dispatcher.handleBatch(r);
+      await deleteRecords(aws.eventsUrl, r);
+    }
+    return r.length;
+  };
+
+  /** Runs a one-task workflow through the worker; the task instance as the API shows it. */
+  async function runOne(workflow: string, task: unknown) {
+    expect((await api("PUT", `/v1/workflows/${workflow}`, { tasks: [task] })).status).toBe(201);
+    const id = (await api("POST", `/v1/workflows/${workflow}/runs`, {})).body.instanceId as string;
+    await until(async () => (await drainEvents()) > 0, { what: "the start command" });
+    const url = aws.taskUrls[2] as string;
+    const msg: SQSRecord = await until(
+      async () => {
+        const r = await receiveRecords(url, { waitSeconds: 0 });
+        await deleteRecords(url, r);
+        return r.find((x) => (JSON.parse(x.body) as TaskMessage).instanceId === id);
+      },
+      { what: `the task message of ${id}` },
+    );
+    await worker.handleRecord(msg);
+    const item = await rt.engine.store.getTaskInstance(id, "t", 1);
+    const log = (await api("GET", `/v1/instances/${id}/tasks/t/log`)).body.lines.map(
+      (l: { message: string }) => l.message,
+    ) as string[];
+    return { id, item, log };
+  }
+
+  beforeAll(async () => {
+    aws = await useTestAws();
+    const dir = mkdtempSync(join(tmpdir(), "shoal-secret-worker-"));
+    rt = createRuntime({ ...aws.config, dataDir: dir, leaseMs: 5_000, leaseRenewMs: 200 });
+    echo = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ echo: String(req.headers["x-token"]), ok: "yes" }));
+    });
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", () => r()));
+    echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    worker = new Worker({
+      store: rt.engine.store,
+      queues: rt.engine.queues,
+      logs: rt.api.logs,
+      now: Date.now,
+      dataDir: dir,
+      leaseMs: 5_000,
+      leaseRenewMs: 200,
+      visibilityTimeoutSeconds: 900,
+      clients: rt.clients,
+      secrets: new EnvSecretSource({ SHOAL_SECRET_TOKEN: TOKEN }),
+      // SHELL: a plugin that reports the value it was given, in a warning and in its error.
+      plugins: {
+        SHELL: async (ctx) => {
+          ctx.warn?.(`warned about ${ctx.env.TOK}`);
+          // The warning is written in the background: it is stored while the task runs.
+          await until(
+            async () =>
+              (await rt.engine.store.getTaskInstance(ctx.env.SHOAL_INSTANCE_ID ?? "", "t", 1))
+                ?.warning,
+            { what: "the warning stored" },
+          );
+          ctx.log.write(`plugin line ${ctx.env.TOK}`);
+          throw new Error(`it broke with ${ctx.env.TOK}`);
+        },
+      },
+    });
+  });
+  afterAll(() => echo?.close());
+
+  it("masks the error, the warning and the log lines a plugin writes", async () => {
+    const { item, log } = await runOne("masked-report", {
+      code: "t",
+      type: "SHELL",
+      command: "true",
+      secrets: { TOK: "token" },
+    });
+    expect(item?.state).toBe("FAILURE");
+    expect(item?.error).toBe("it broke with ***");
+    expect(log).toContain("plugin line ***");
+    expect(log).toContain("shoal: task failed to run: it broke with ***");
+    expect(item?.warning).toBe("warned about ***");
+    expect(JSON.stringify([item, log])).not.toContain(TOKEN);
+  });
+
+  it("refuses an HTTP output that would hold a secret; the header got the value", async () => {
+    const { item, log } = await runOne("leaky-output", {
+      code: "t",
+      type: "HTTP",
+      url: `${echoUrl}/x`,
+      headers: { "x-token": "${secret:token}" },
+      outputs: { copy: "$.echo", ok: "$.ok" },
+    });
+    expect(item?.state).toBe("FAILURE");
+    expect(item?.error).toBe(
+      "OUT parameter 'copy' would hold a secret value; secrets are never stored as parameters (pass the secret's name instead)",
+    );
+    expect(item?.outputs).toBeUndefined();
+    expect(log.join("\n")).toContain('{"echo":"***","ok":"yes"}');
+    expect(JSON.stringify([item, log])).not.toContain(TOKEN);
+  });
+});
