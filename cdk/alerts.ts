@@ -1,12 +1,15 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${secret:…} is Shoal's reference syntax, not a JS template
 /**
  * Alerts on AWS (docs/alerts.md): the alerts function (functions/alerts), fed by two rules on
  * Shoal's bus (instance and misfire events; task attempts that FAILED) and a one-minute schedule
  * (retries), plus one SNS topic per `email` channel, encrypted with a customer managed KMS key and
  * with the channel's addresses subscribed. The channels reach the function as its SHOAL_ALERTS
- * environment variable: webhook and Slack URLs are given literally (they are then readable by
- * whoever may read the function's configuration, never by the API or the tables).
+ * environment variable. A webhook or Slack URL (and a header value) is either literal — then
+ * readable by whoever may read the function's configuration — or `${secret:NAME}`: the variable
+ * then holds the name only, and the function is granted read access to exactly the secrets its
+ * channels name (cdk/secrets.ts), which it reads at each send (lib/alerts/channel-secrets.ts).
  */
-import { Duration, Stack } from "aws-cdk-lib";
+import { Duration, Stack, Token } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { type IEventBus, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
@@ -17,20 +20,29 @@ import type { ILogGroup } from "aws-cdk-lib/aws-logs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Construct } from "constructs";
+import {
+  channelSecretNames,
+  channelUrlProblem,
+  headerValueProblem,
+} from "../lib/core/alert-channels.js";
+import { parseSecretName } from "../lib/core/secret-references.js";
 import { DETAIL_TYPES, EVENT_SOURCE } from "../lib/core/state-events.js";
+import { secretStatements } from "./secrets.js";
 
 /** One alert channel of the construct's `alerts` prop. */
 export type AlertChannelOptions =
   | {
       /** A generic JSON POST (docs/alerts.md "Webhook body"). */
       type: "webhook";
+      /** The URL, or `${secret:NAME}` (Secrets Manager name or ARN, `ssm:/…`) holding it. */
       url: string;
-      /** Extra request headers (an Authorization token, say). */
+      /** Extra request headers (an Authorization token, say); values may hold `${secret:NAME}`. */
       headers?: Record<string, string>;
     }
   | {
       /** A Slack incoming webhook (text + blocks). */
       type: "slack";
+      /** The webhook URL, or `${secret:NAME}` holding it (recommended: the URL is a credential). */
       url: string;
     }
   | {
@@ -62,18 +74,47 @@ export interface AlertsWiring {
 }
 
 /**
+ * The secrets a webhook or Slack channel names (`${secret:NAME}` as its whole `url`, anywhere in
+ * a header value), by the name grants use (without `#key`): the alerts function's own rules
+ * (lib/core/alert-channels.ts), applied at synthesis. A URL that is an unresolved token passes.
+ * @throws Error naming the channel's field and the rule.
+ */
+function channelSecrets(
+  name: string,
+  c: Exclude<AlertChannelOptions, { type: "email" }>,
+): string[] {
+  const fail = (field: string, rule: string): never => {
+    throw new Error(`alerts.channels.${name}.${field}: ${rule}`);
+  };
+  const urlProblem = Token.isUnresolved(c.url) ? undefined : channelUrlProblem(c.url);
+  if (urlProblem) fail("url", urlProblem);
+  if (c.type === "webhook") {
+    for (const [k, v] of Object.entries(c.headers ?? {})) {
+      const problem = headerValueProblem(v);
+      if (problem) fail(`headers.${k}`, problem);
+    }
+  }
+  return channelSecretNames(c).map((n) => {
+    const parsed = parseSecretName(n);
+    return typeof parsed === "string" ? fail("url", parsed) : parsed.base;
+  });
+}
+
+/**
  * Declares the alerts function, its rules, topics and grants in `scope`.
  * @throws Error for a channel name or e-mail address that cannot work (at synthesis).
  */
 export function addAlerts(scope: Construct, w: AlertsWiring): LambdaFn {
   const fn = w.makeFunction("alerts", Duration.seconds(60));
   const channels: Record<string, unknown> = {};
+  const secretNames = new Set<string>();
   let key: Key | undefined;
   for (const [name, c] of Object.entries(w.options.channels)) {
     if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(name)) {
       throw new Error(`alerts.channels: '${name}' must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`);
     }
     if (c.type !== "email") {
+      for (const base of channelSecrets(name, c)) secretNames.add(base);
       channels[name] = c;
       continue;
     }
@@ -101,6 +142,8 @@ export function addAlerts(scope: Construct, w: AlertsWiring): LambdaFn {
   }
   // Publishing to an encrypted topic: the data key for the message, nothing wider.
   key?.grant(fn, "kms:GenerateDataKey", "kms:Decrypt");
+  // Exactly the secrets the channels name; values never reach the environment.
+  for (const statement of secretStatements(scope, [...secretNames])) fn.addToRolePolicy(statement);
   fn.addEnvironment(
     "SHOAL_ALERTS",
     Stack.of(scope).toJsonString({

@@ -18,10 +18,10 @@ import { ENV, resourceNames, TABLE_ENV } from "../lib/aws/config.js";
 import { QUEUE_SETTINGS, TABLES, TTL_ATTRIBUTE } from "../lib/aws/resources.js";
 import { PRIORITIES, type Priority } from "../lib/core/model.js";
 import { EVENT_SOURCE, TRIGGER_DETAIL_TYPES } from "../lib/core/state-events.js";
-import { addAlerts, type ShoalAlertsOptions } from "./alerts.js";
+import { addAlerts } from "./alerts.js";
 import { addApi } from "./api.js";
 import type { LambdaHandler } from "./bundles.js";
-import { type EcsWorkerOptions, EcsWorkers, ecsWorkerSettings } from "./ecs-workers.js";
+import { EcsWorkers, ecsWorkerSettings } from "./ecs-workers.js";
 import { handlerFunction } from "./handler-function.js";
 import {
   addMonitoring,
@@ -32,127 +32,18 @@ import {
 } from "./monitoring.js";
 import { suppressNag } from "./nag.js";
 import { SECRET_NAG_SUPPRESSIONS, secretStatements } from "./secrets.js";
+import {
+  type ShoalProps,
+  WORKER_CONCURRENCY,
+  WORKER_EPHEMERAL_STORAGE_MIB,
+} from "./shoal-props.js";
 import { TASK_TYPE_NAG_SUPPRESSIONS, taskTypeStatements } from "./task-permissions.js";
-
-/**
- * Options of the {@link Shoal} construct, all optional (`new Shoal(this, "Scheduler")` deploys
- * the defaults). The repository's own app sets them from context flags (cdk/app.ts).
- */
-export interface ShoalProps {
-  /**
-   * Prefix of every physical name: tables `<prefix>-<table>`, queues `<prefix>-…`, functions
-   * `<prefix>-api` …, the bus `<prefix>-bus`, log groups `/<prefix>/…`, the dashboard, the
-   * alarm topic, the ECS cluster. Two Shoal deployments in one account and region need two
-   * prefixes. The CLI and standalone use the same value (`SHOAL_PREFIX`). Default "shoal".
-   */
-  prefix?: string;
-  /**
-   * Prefix of the stack output keys (`<outputPrefix>ApiUrl`, `<outputPrefix>Prefix`, …).
-   * Default "": `ApiUrl`, the keys `shoal config from-stack` reads, so the default suits one
-   * Shoal per stack. A second Shoal in the same stack needs one (e.g. "Batch").
-   */
-  outputPrefix?: string;
-  /**
-   * What `cdk destroy` (or removing the construct) does with the data: the DynamoDB tables and
-   * the named log groups (task logs, API access logs, ECS worker and VPC flow logs). Default
-   * `RemovalPolicy.RETAIN`: they stay, and a redeploy with the same prefix fails until they are
-   * deleted by hand. `RemovalPolicy.DESTROY` deletes them (for test and preview stacks; it
-   * also turns `deletionProtection` off unless set). The functions' own log groups are always
-   * deleted with the stack.
-   */
-  removalPolicy?: RemovalPolicy;
-  /**
-   * DynamoDB deletion protection of the tables. Default true, or false when `removalPolicy` is
-   * DESTROY (a protected table cannot be deleted).
-   */
-  deletionProtection?: boolean;
-  /**
-   * Days CloudWatch Logs keeps the task logs, API access logs, ECS worker, VPC flow logs and the
-   * functions' logs: a `RetentionDays` value (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365,
-   * 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653; 9999 = forever). Default 30.
-   */
-  logRetentionDays?: number;
-  /**
-   * The API's front door. "httpApi" (default): an API Gateway HTTP API with IAM (or `jwt`)
-   * authorisation and access logs. "functionUrl": a Lambda function URL with IAM auth, for
-   * LocalStack's free tier, which has no HTTP API.
-   */
-  apiMode?: "httpApi" | "functionUrl";
-  /**
-   * Lambda worker groups: each gets five task queues (one per priority) and a worker function
-   * (`<prefix>-worker` for "default", `<prefix>-worker-<group>` for the others). Tasks choose
-   * theirs with `workerGroup`. Default ["default"].
-   */
-  workerGroups?: string[];
-  /**
-   * An ECS Fargate worker group for tasks longer than Lambda's 15 minutes: a VPC without NAT, a
-   * cluster and a service scaled on its queues' depth down to zero tasks. `{}` for the
-   * defaults (group "ecs", 1 vCPU, 2 GiB, up to 10 tasks). None when absent. The image is built
-   * by Docker at `cdk deploy` (synthesis needs no Docker).
-   */
-  ecsWorkers?: EcsWorkerOptions;
-  /**
-   * JWT authorisation of the HTTP API instead of IAM: tokens of `issuer` (an https URL, its
-   * OpenID discovery document names the keys) whose `aud` is one of `audience`. httpApi only.
-   */
-  jwt?: { issuer: string; audience: string[] };
-  /**
-   * An e-mail address mailed on every alarm (function errors, DLQ messages, late schedules,
-   * throttles) through an SNS topic `<prefix>-alarms`; AWS mails a confirmation link first.
-   * No topic when absent (the alarms still show on the dashboard).
-   */
-  alarmEmail?: string;
-  /**
-   * Days a finished workflow instance (with its tasks) is kept before DynamoDB TTL deletes it.
-   * Default 90; 0 = forever.
-   */
-  instanceRetentionDays?: number;
-  /**
-   * ARNs of the functions LAMBDA tasks may invoke (with their versions and aliases). None by
-   * default: least privilege, a LAMBDA task fails with AccessDenied until its function is listed.
-   */
-  lambdaTaskFunctions?: string[];
-  /**
-   * ARNs of the state machines STEP_FUNCTIONS tasks may start (and whose executions they may
-   * describe and stop). None by default.
-   */
-  stepFunctionsTaskStateMachines?: string[];
-  /** Alert channels of the workflows' and schedules' alert rules (cdk/alerts.ts, docs/alerts.md). */
-  alerts?: ShoalAlertsOptions;
-  /**
-   * Secrets tasks may read with `${secret:NAME}` (docs/secrets.md): Secrets Manager names
-   * (`prod/db`), name prefixes (`prod/*`) or ARNs, and SSM parameters as `ssm:/prod/db/pw`
-   * (`ssm:/prod/*`). The workers get read access to these only (cdk/secrets.ts). None by default.
-   */
-  taskSecrets?: string[];
-}
-
-/**
- * Concurrent worker invocations per priority tier. Lambda polls every queue at once, so the
- * order under backlog comes from these weights: a HIGHEST task has ten times the worker slots
- * of a LOWEST one (docs/aws.md). ECS workers drain the tiers strictly in order instead.
- */
-export const WORKER_CONCURRENCY: Record<Priority, number> = {
-  HIGHEST: 20,
-  HIGH: 10,
-  MEDIUM: 6,
-  LOW: 3,
-  LOWEST: 2,
-};
-
-/**
- * `/tmp` of a worker function, MiB (Lambda's default is 512, up to 10,240). A task's working
- * directory and `$SHOAL_INSTANCE_DIR` live there, and a warm worker keeps its `/tmp` from one
- * task to the next: successful attempts' directories go when they end, but a failed attempt's
- * stays for SHOAL_KEEP_FAILED_WORK_MINUTES (60) for debugging (lib/engine/work-dirs.ts), so one
- * sandbox may hold the files of one running task plus a few failed ones. 2 GiB leaves room for
- * tasks that unpack or download a few hundred MB; storage beyond 512 MB costs little (billed
- * per GB-second, like memory). Tasks needing more belong on ECS workers.
- */
-export const WORKER_EPHEMERAL_STORAGE_MIB = 2048;
 
 /** Visibility timeout (seconds) and receives before the DLQ, as in QUEUE_SETTINGS. */
 type QueueSettings = { visibilityTimeoutSeconds: number; maxReceiveCount: number };
+
+export type { ShoalProps } from "./shoal-props.js";
+export { WORKER_CONCURRENCY, WORKER_EPHEMERAL_STORAGE_MIB } from "./shoal-props.js";
 
 /**
  * Shoal's AWS resources (tables, queues, functions, bus, API, optional ECS workers, alarms,

@@ -2,7 +2,9 @@
  * Lambda handler of alerts: invoked by an EventBridge rule with Shoal's instance, task and misfire
  * events (each becomes the deliveries its rules ask for) and by a one-minute schedule (sends
  * what is due: retries). Each invocation then sends what is due now. Channels come from the
- * SHOAL_ALERTS environment variable the construct sets (cdk/alerts.ts).
+ * SHOAL_ALERTS environment variable the construct sets (cdk/alerts.ts); a channel URL or header
+ * value given as `${secret:NAME}` is read from Secrets Manager or SSM at each send (cached a
+ * minute, lib/secrets/cached-source.ts) with the grants the construct gave this function.
  */
 import type { EventBridgeEvent } from "aws-lambda";
 import { Alerts } from "../../lib/alerts/alerts.js";
@@ -11,6 +13,8 @@ import type { DeliveryReport } from "../../lib/alerts/deliverer.js";
 import { snsEmailPublisher } from "../../lib/alerts/sns-email.js";
 import { configFromEnv } from "../../lib/aws/config.js";
 import { createRuntime } from "../../lib/runtime/runtime.js";
+import { secretClientsOf } from "../../lib/secrets/attempt-secrets.js";
+import { secretSourceFromEnv } from "../../lib/secrets/sources.js";
 
 /** Built at cold start from the function's environment, reused while warm. */
 const rt = createRuntime(configFromEnv(process.env));
@@ -26,6 +30,8 @@ const alerts = new Alerts({
   log: rt.log,
   ...(config ? { config } : {}),
   publishEmail: snsEmailPublisher(rt.clients),
+  secrets: () => secretSourceFromEnv(process.env, secretClientsOf(rt.clients)),
+  retentionDays: rt.config.instanceRetentionDays,
 });
 
 export const handler = async (

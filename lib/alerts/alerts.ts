@@ -7,6 +7,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { DefinitionCache } from "../engine/definitions.js";
 import type { TaskLogs } from "../logs/task-log.js";
+import type { SecretSource } from "../secrets/secret-source.js";
 import type { ScheduleStore } from "../store/schedules.js";
 import type { Store } from "../store/store.js";
 import type { AlertsConfig } from "./channels.js";
@@ -32,6 +33,22 @@ export interface AlertsOptions {
   /** Base of console links, when the configuration gives none. */
   consoleUrl?: string;
   publishEmail?: EmailPublisher;
+  /**
+   * The secret source of channels whose URL or headers hold `${secret:NAME}`, built on first use
+   * (standalone: SHOAL_SECRET_<NAME> and its secrets file; AWS: Secrets Manager and SSM).
+   */
+  secrets?: () => SecretSource;
+  /** Days a delivery record is kept after its last write (SHOAL_INSTANCE_RETENTION_DAYS; 0: forever). */
+  retentionDays?: number;
+}
+
+/** `make`, called on first use only, its result kept. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }
 
 export class Alerts {
@@ -40,7 +57,10 @@ export class Alerts {
   readonly config: AlertsConfig;
 
   constructor(private readonly opts: AlertsOptions) {
-    this.deliveries = new DynamoDeliveries(opts.dynamo, opts.timersTable);
+    this.deliveries = new DynamoDeliveries(opts.dynamo, opts.timersTable, {
+      ...(opts.retentionDays !== undefined ? { retentionDays: opts.retentionDays } : {}),
+      now: opts.now,
+    });
     this.config = opts.config ?? alertsConfigSchema.parse({});
     const consoleUrl = this.config.consoleUrl ?? opts.consoleUrl;
     this.deliverer = new AlertDeliverer({
@@ -53,6 +73,7 @@ export class Alerts {
       now: opts.now,
       ...(opts.log ? { log: opts.log } : {}),
       ...(opts.publishEmail ? { publishEmail: opts.publishEmail } : {}),
+      ...(opts.secrets ? { secrets: once(opts.secrets) } : {}),
     });
   }
 

@@ -8,6 +8,11 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import {
+  channelUrlProblem,
+  headerValueProblem,
+  wholeSecretReference,
+} from "../core/alert-channels.js";
 import { CHANNEL_NAME_PATTERN } from "../core/alert-rules.js";
 import { formatPath } from "../core/validate.js";
 
@@ -21,13 +26,33 @@ const httpsOrHttp = z
   .max(2048)
   .refine((u) => /^https?:\/\/[^\s/]+/.test(u), { error: "must be an http:// or https:// URL" });
 
+/** A channel's URL: an http(s) URL, or `${secret:NAME}` read at each send (channel-secrets.ts). */
+const channelUrl = z
+  .string()
+  .max(2048)
+  .superRefine((u, ctx) => {
+    const problem = channelUrlProblem(u);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
 const webhook = z.strictObject({
   type: z.literal("webhook"),
-  url: httpsOrHttp,
-  /** Extra request headers (an Authorization token, say). */
-  headers: z.record(z.string(), z.string().max(8192)).optional(),
+  url: channelUrl,
+  /** Extra request headers (an Authorization token, say); values may hold `${secret:NAME}`. */
+  headers: z
+    .record(
+      z.string(),
+      z
+        .string()
+        .max(8192)
+        .superRefine((v, ctx) => {
+          const problem = headerValueProblem(v);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
+        }),
+    )
+    .optional(),
 });
-const slack = z.strictObject({ type: z.literal("slack"), url: httpsOrHttp });
+const slack = z.strictObject({ type: z.literal("slack"), url: channelUrl });
 const email = z.strictObject({
   type: z.literal("email"),
   /** The SNS topic the construct created for the channel (its e-mail subscriptions). */
@@ -118,9 +143,14 @@ export function alertsConfigFromEnv(env: NodeJS.ProcessEnv): AlertsConfig | unde
   return parseAlertsConfig(text, file);
 }
 
-/** What logs and records may say about a channel: its type and host, never the URL. */
+/**
+ * What logs and records may say about a channel: its type and host, never the URL (a URL from a
+ * secret: the name of the secret until it is resolved).
+ */
 export function describeChannel(c: Channel): string {
   if (c.type === "email") return `email (${c.topicArn.split(":").pop()})`;
+  const secret = wholeSecretReference(c.url);
+  if (secret !== undefined) return `${c.type} (secret ${secret})`;
   try {
     return `${c.type} (${new URL(c.url).host})`;
   } catch {

@@ -7,6 +7,8 @@
  * Retries are bounded: `delivery.attempts` sends, `delivery.backoffSeconds` apart.
  */
 import pLimit from "p-limit";
+import type { SecretSource } from "../secrets/secret-source.js";
+import { resolveChannel } from "./channel-secrets.js";
 import { type AlertsConfig, describeChannel } from "./channels.js";
 import { alertContent, type ContentDeps } from "./content.js";
 import type { DeliveryJob, DeliveryRecord, DeliveryStore } from "./deliveries.js";
@@ -25,6 +27,11 @@ export interface DelivererDeps extends ContentDeps {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   publishEmail?: EmailPublisher;
   fetch?: typeof fetch;
+  /**
+   * The secret source of channels whose URL or headers hold `${secret:NAME}` (built on first
+   * use; channel-secrets.ts). Absent: such a channel's sends fail, saying so.
+   */
+  secrets?: () => SecretSource;
 }
 
 /** What one pass did. */
@@ -83,13 +90,23 @@ export class AlertDeliverer {
     });
     if (!(await deliveries.update(claimed))) return undefined;
     let error: string | undefined;
+    let target = describeChannel(channel);
     try {
+      // Read at each send, held for this send only: a rotated secret applies to the next one.
+      const resolved = await resolveChannel(rec.channel, channel, this.deps.secrets);
+      target = describeChannel(resolved.channel);
       const content = await alertContent(this.deps, claimed);
-      await sendAlert(channel, content, {
-        timeoutMs,
-        ...(this.deps.publishEmail ? { publishEmail: this.deps.publishEmail } : {}),
-        ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
-      });
+      try {
+        await sendAlert(resolved.channel, content, {
+          timeoutMs,
+          ...(this.deps.publishEmail ? { publishEmail: this.deps.publishEmail } : {}),
+          ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
+        });
+      } catch (e) {
+        // A receiver's answer may echo a header value or the URL: masked as task secrets are.
+        if (e instanceof SendError) throw new SendError(resolved.masker.mask(e.message));
+        throw e;
+      }
     } catch (e) {
       error =
         e instanceof SendError ? e.message : `could not build the alert: ${(e as Error).message}`;
@@ -111,7 +128,7 @@ export class AlertDeliverer {
       outcome = "retrying";
     }
     if (await deliveries.update(done)) {
-      this.logOutcome(done, describeChannel(channel));
+      this.logOutcome(done, target);
       await deliveries.deleteJob(job);
     }
     return outcome;

@@ -6,6 +6,12 @@
  * - a job per due send: partition `alerts`, sort key `<dueAt, 15 digits>#<subject>#<deliveryId>`,
  *   so one Query returns the due jobs oldest first.
  * Every record write is conditional (`attribute_not_exists` to create, `rev` to update).
+ *
+ * A record carries the TTL attribute (lib/aws/resources.ts TTL_ATTRIBUTE, epoch seconds) when a
+ * retention is set: the instance retention (SHOAL_INSTANCE_RETENTION_DAYS) after its last write,
+ * so an instance's alerts go about when the instance does (DynamoDB TTL on AWS; standalone's
+ * retention sweep deletes them with their instance, lib/standalone/retention.ts). Jobs carry none:
+ * the deliverer deletes each once done.
  */
 import {
   DeleteCommand,
@@ -14,7 +20,8 @@ import {
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { conditional } from "../store/dynamo-common.js";
+import { TTL_ATTRIBUTE } from "../aws/resources.js";
+import { conditional, expiresAt } from "../store/dynamo-common.js";
 import type { DeliveryJob, DeliveryRecord, DeliveryStore } from "./deliveries.js";
 
 /** Partition of the due jobs. */
@@ -24,8 +31,16 @@ const pad = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, "0"
 const jobKey = (j: DeliveryJob) => `${pad(j.dueAt)}#${j.subject}#${j.deliveryId}`;
 
 function fromItem(item: Record<string, unknown>): DeliveryRecord {
-  const { shard: _s, dueKey: _k, ...rest } = item;
+  const { shard: _s, dueKey: _k, [TTL_ATTRIBUTE]: _t, ...rest } = item;
   return rest as unknown as DeliveryRecord;
+}
+
+/** Retention of the records (absent or 0 days: kept forever, as instances then are). */
+export interface DeliveryRetention {
+  /** Days after its last write a record may go (fractions allowed; 0: never). */
+  retentionDays?: number;
+  /** The clock, epoch ms. */
+  now?: () => number;
 }
 
 export class DynamoDeliveries implements DeliveryStore {
@@ -33,14 +48,27 @@ export class DynamoDeliveries implements DeliveryStore {
     private readonly db: DynamoDBDocumentClient,
     /** The timers table's name. */
     private readonly table: string,
+    private readonly retention: DeliveryRetention = {},
   ) {}
+
+  /** The stored item of a record: keys, and the TTL attribute when retention is on. */
+  private item(rec: DeliveryRecord): Record<string, unknown> {
+    const now = this.retention.now?.() ?? Date.now();
+    const ttl = expiresAt(Math.max(rec.occurredAt, now), this.retention.retentionDays);
+    return {
+      ...rec,
+      shard: recordShard(rec.subject),
+      dueKey: rec.deliveryId,
+      ...(ttl !== undefined ? { [TTL_ATTRIBUTE]: ttl } : {}),
+    };
+  }
 
   async create(rec: DeliveryRecord): Promise<boolean> {
     const created = await conditional(() =>
       this.db.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...rec, shard: recordShard(rec.subject), dueKey: rec.deliveryId },
+          Item: this.item(rec),
           ConditionExpression: "attribute_not_exists(#k)",
           ExpressionAttributeNames: { "#k": "dueKey" },
         }),
@@ -94,7 +122,7 @@ export class DynamoDeliveries implements DeliveryStore {
       this.db.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...rec, shard: recordShard(rec.subject), dueKey: rec.deliveryId },
+          Item: this.item(rec),
           ConditionExpression: "#r = :prev",
           ExpressionAttributeNames: { "#r": "rev" },
           ExpressionAttributeValues: { ":prev": rec.rev - 1 },
@@ -143,5 +171,37 @@ export class DynamoDeliveries implements DeliveryStore {
         }),
       ),
     );
+  }
+
+  /**
+   * Deletes every record of a subject (an instance whose retention is over, with it).
+   * @returns how many were deleted.
+   */
+  async deleteSubject(subject: string): Promise<number> {
+    let n = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: "#s = :s",
+          ExpressionAttributeNames: { "#s": "shard", "#k": "dueKey" },
+          ExpressionAttributeValues: { ":s": recordShard(subject) },
+          ProjectionExpression: "#s, #k",
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const key of r.Items ?? []) {
+        await this.db.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: { shard: key.shard, dueKey: key.dueKey },
+          }),
+        );
+        n++;
+      }
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return n;
   }
 }

@@ -41,7 +41,8 @@ export interface TableSpec {
 }
 
 /**
- * DynamoDB TTL attribute of finished instances, their task instances and fire-ledger entries:
+ * DynamoDB TTL attribute of finished instances, their task instances, fire-ledger entries and
+ * alert delivery records:
  * epoch **seconds** (DynamoDB's TTL format, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-before-you-start.html).
  */
 export const TTL_ATTRIBUTE = "expiresAt";
@@ -179,7 +180,10 @@ export const TABLES: readonly TableSpec[] = [
   },
   {
     // One shard ("0") for now; dueKey = "<dueAt ms, 15 digits>#<id>" sorts by due time.
+    // Only alert delivery records carry the TTL attribute (lib/alerts/dynamo-deliveries.ts);
+    // timers and delivery jobs never do: each is deleted once done.
     logical: "timers",
+    ttl: true,
     partitionKey: { name: "shard", type: "S" },
     sortKey: { name: "dueKey", type: "S" },
     indexes: [],

@@ -5,7 +5,9 @@
  * replaces every setting). Timing is checked with the API's own rules (lib/core/schedule-time.ts)
  * so a bad cron is a usage error before any request.
  */
-import type { Command } from "commander";
+import { readFileSync } from "node:fs";
+import { type Command, InvalidArgumentError } from "commander";
+import { parse as parseYaml } from "yaml";
 import { FAILURE_STRATEGIES, PRIORITIES } from "../core/model.js";
 import { checkTiming } from "../core/schedule-check.js";
 import type { Schedule } from "./api-types.js";
@@ -34,6 +36,8 @@ export interface ScheduleOptions {
   misfireThreshold?: number;
   maxCatchup?: number;
   overlap?: string;
+  /** `--alerts`: the schedule's alert rules as given (the API checks them). */
+  alerts?: unknown[];
 }
 
 /** Every key of {@link ScheduleOptions} (a command's options also hold the global flags). */
@@ -52,6 +56,7 @@ const SCHEDULE_OPTION_KEYS: ReadonlyArray<keyof ScheduleOptions> = [
   "misfireThreshold",
   "maxCatchup",
   "overlap",
+  "alerts",
 ];
 
 /**
@@ -73,7 +78,41 @@ export const SCHEDULE_FLAGS: FlagMap = {
   misfireThresholdSeconds: "--misfire-threshold",
   maxCatchup: "--max-catchup",
   overlapPolicy: "--overlap",
+  alerts: "--alerts",
 };
+
+/**
+ * Parser of `--alerts JSON|@FILE`: the schedule's `alerts` list (docs/alerts.md), inline or read
+ * from FILE; JSON, or YAML (a superset). Only its shape (a list) is checked here: the API checks
+ * each rule and its errors name `--alerts` (SCHEDULE_FLAGS). `[]` removes the schedule's rules.
+ * @throws InvalidArgumentError (a usage error, exit 2) for an unreadable file, text that does not
+ *   parse, or a value that is not a list.
+ */
+export function alertRulesOption(value: string): unknown[] {
+  let text = value;
+  if (value.startsWith("@")) {
+    try {
+      text = readFileSync(value.slice(1), "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new InvalidArgumentError(
+        `cannot read ${value.slice(1)}: ${code === "ENOENT" ? "no such file" : (code ?? String(err))}.`,
+      );
+    }
+  }
+  let rules: unknown;
+  try {
+    rules = parseYaml(text);
+  } catch (err) {
+    throw new InvalidArgumentError(`not JSON or YAML: ${(err as Error).message.split("\n")[0]}.`);
+  }
+  if (!Array.isArray(rules)) {
+    throw new InvalidArgumentError(
+      'must be a list of rules, e.g. [{"on":["FAILURE"],"channels":["ops"]}] (or @FILE).',
+    );
+  }
+  return rules;
+}
 
 /**
  * Adds the schedule flags to `cmd`. `defaults`: say the API's defaults in the help (create);
@@ -127,6 +166,11 @@ export function addScheduleOptions(cmd: Command, defaults: boolean): Command {
         OVERLAP_POLICIES,
         api("PARALLEL"),
       ),
+    )
+    .option(
+      "--alerts <json|@file>",
+      `alert rules of the schedule's runs and misfires, e.g. '[{"on":["FAILURE"],"channels":["ops"]}]'${defaults ? "" : " (replaces them; [] removes them)"}`,
+      alertRulesOption,
     );
 }
 
@@ -177,6 +221,8 @@ export function updateBody(current: Schedule, opts: ScheduleOptions): Record<str
     params: { ...(current.params ?? {}) },
     ...pick(current, ["priority", "failureStrategy", "workerGroup"]),
     ...pick(current, ["misfirePolicy", "misfireThresholdSeconds", "maxCatchup", "overlapPolicy"]),
+    // Kept unless --alerts is given: a PUT without them would remove them.
+    ...pick(current, ["alerts"]),
     state: current.state,
   };
   if (given.length === 1) {
@@ -219,6 +265,7 @@ function applyOptions(body: Record<string, unknown>, opts: ScheduleOptions): voi
   if (opts.misfireThreshold !== undefined) body.misfireThresholdSeconds = opts.misfireThreshold;
   if (opts.maxCatchup !== undefined) body.maxCatchup = opts.maxCatchup;
   if (opts.overlap) body.overlapPolicy = opts.overlap;
+  if (opts.alerts !== undefined) body.alerts = opts.alerts;
 }
 
 /**

@@ -11,6 +11,8 @@
  * - task attempts that expired and whose instance is gone; never an attempt of an instance that
  *   still exists, whatever its own attribute says (lib/store/dynamo-expired.ts);
  * - fire-ledger entries that expired (never one still QUEUED_SERIAL);
+ * - alert delivery records: with their instance, and on their own once expired when they belong
+ *   to no existing instance (a schedule's misfire; lib/alerts/dynamo-expired-deliveries.ts);
  * - commands DONE for longer than the retention whose instance is gone (the commands table has
  *   no TTL, on AWS neither; standalone's would otherwise only grow);
  * - log and work directories of instances the store no longer has, once they are
@@ -23,6 +25,7 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import pLimit from "p-limit";
+import type { DynamoExpiredDeliveries } from "../alerts/dynamo-expired-deliveries.js";
 import type { DynamoExpiredItems } from "../store/dynamo-expired.js";
 
 export interface RetentionDeps {
@@ -35,6 +38,8 @@ export interface RetentionDeps {
     | "deleteDoneCommands"
     | "instanceExists"
   >;
+  /** Alert delivery records (timers table); absent: left alone. */
+  deliveries?: Pick<DynamoExpiredDeliveries, "deleteWithInstance" | "deleteExpired">;
   /** The data directory: task logs under `logs/`, work directories under `work/`. */
   dataDir: string;
   /** The retention, days (> 0): how long a DONE command is kept. */
@@ -51,6 +56,8 @@ export interface RetentionSweep {
   commands: number;
   /** Log and work directories of instances that were already gone. */
   orphanDirs: number;
+  /** Alert delivery records (only when `deliveries` is given). */
+  alerts?: number;
 }
 
 /** Days standalone keeps a finished instance unless told otherwise (`--retention-days`). */
@@ -119,10 +126,18 @@ async function sweepOrphanDirs(deps: RetentionDeps, now: number): Promise<number
 export async function sweepRetention(deps: RetentionDeps): Promise<RetentionSweep> {
   const now = deps.now();
   let instances = 0;
+  let alerts = 0;
   for (const inst of await deps.expired.expiredInstances(now, SWEEP_LIMIT)) {
     if (!(await deps.expired.deleteInstance(inst.instanceId, now))) continue;
     instances++;
+    // After the instance: a sweep cut short here leaves records the pass below finds.
+    alerts += (await deps.deliveries?.deleteWithInstance(inst.instanceId)) ?? 0;
     await removeFiles(deps.dataDir, inst.workflow, inst.instanceId);
+  }
+  if (deps.deliveries) {
+    alerts += await deps.deliveries.deleteExpired(now, SWEEP_LIMIT, (id) =>
+      deps.expired.instanceExists(id),
+    );
   }
   const tasks = await deps.expired.deleteOrphanedAttempts(now, SWEEP_LIMIT);
   const fires = await deps.expired.deleteExpiredFires(now, SWEEP_LIMIT);
@@ -131,8 +146,15 @@ export async function sweepRetention(deps: RetentionDeps): Promise<RetentionSwee
     SWEEP_LIMIT,
   );
   const orphanDirs = await sweepOrphanDirs(deps, now);
-  const swept = { instances, tasks, fires, commands, orphanDirs };
-  if (instances + tasks + fires + commands + orphanDirs > 0) {
+  const swept = {
+    instances,
+    tasks,
+    fires,
+    commands,
+    orphanDirs,
+    ...(deps.deliveries ? { alerts } : {}),
+  };
+  if (instances + tasks + fires + commands + orphanDirs + alerts > 0) {
     deps.log?.("standalone: retention sweep deleted expired items", { ...swept });
   }
   return swept;

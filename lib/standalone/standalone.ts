@@ -5,9 +5,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Alerts } from "../alerts/alerts.js";
 import { type AlertsConfig, alertsConfigFromEnv } from "../alerts/channels.js";
+import { DynamoExpiredDeliveries } from "../alerts/dynamo-expired-deliveries.js";
 import { handleApiRequest } from "../api/router.js";
 import { deliverTriggerEvent } from "../api/triggers.js";
 import { createAwsClients } from "../aws/clients.js";
@@ -15,11 +16,11 @@ import { configFromEnv, ENV, resourceNames, type ShoalConfig } from "../aws/conf
 import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
 import { createLog, type Log } from "../runtime/log.js";
-import { createRuntime, type Runtime, VERSION } from "../runtime/runtime.js";
-import { SECRETS_ENV } from "../secrets/sources.js";
+import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { SECRETS_ENV, secretSourceFromEnv } from "../secrets/sources.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
+import { banner } from "./banner.js";
 import { consoleFiles } from "./console-files.js";
-import { DEFAULT_ENDPOINT } from "./defaults.js";
 import {
   type EmulatorProcesses,
   portOf,
@@ -239,6 +240,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       now: () => Date.now(),
       log,
       ...(alertsConfig ? { config: alertsConfig } : {}),
+      // Channel secrets come from where the workers' do: SHOAL_SECRET_<NAME>, the secrets file.
+      secrets: () => secretSourceFromEnv({ ...inherited, ...env }),
+      retentionDays,
     });
     bus.subscribe((event) => alerts.onEvent(event));
     const alertLoop = startSweepLoop({
@@ -305,6 +309,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       const stopRetention = startRetention(
         {
           expired: new DynamoExpiredItems(clients.dynamo, runtime.config.tables),
+          deliveries: new DynamoExpiredDeliveries(clients.dynamo, config.tables.timers),
           dataDir,
           retentionDays,
           now: () => Date.now(),
@@ -401,55 +406,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   }
 }
 
-/** A path as a shell word: as it is when that is safe, else in single quotes. */
-function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
-}
-
-/**
- * What standalone prints when it is up: where everything is, and the exact commands to add a
- * worker (or a sweeper) and to try an example, `--data-dir` and `--endpoint` included when they
- * are not the defaults (`.shoal` in the current directory, port 8080).
- */
-export function banner(b: {
-  apiUrl: string;
-  dataDir: string;
-  envFile: string;
-  workers: number;
-  scheduler: boolean;
-  retentionDays: number;
-  examples: string[];
-  cwd: string;
-  /** The secrets file in use, if any. */
-  secretsFile?: string;
-}): string {
-  const inCwd = relative(b.cwd, b.dataDir);
-  const dirArg =
-    b.dataDir === resolve(b.cwd, ".shoal")
-      ? ""
-      : ` --data-dir ${shellWord(inCwd && !inCwd.startsWith("..") && !isAbsolute(inCwd) ? inCwd : b.dataDir)}`;
-  const endpointArg = b.apiUrl === DEFAULT_ENDPOINT ? "" : ` --endpoint ${b.apiUrl}`;
-  return [
-    `Shoal ${VERSION} standalone`,
-    `  console   ${b.apiUrl}/`,
-    `  API       ${b.apiUrl}`,
-    `  data      ${b.dataDir}`,
-    `  workers   ${b.workers} task slot${b.workers === 1 ? "" : "s"} (worker group 'default')`,
-    `            ${b.workers > 0 ? "more" : "start one"}: npx shoal worker${dirArg} --group default   (--group G serves worker group G)`,
-    ...(b.scheduler ? [] : [`  sweeper   none here (--no-scheduler): npx shoal sweeper${dirArg}`]),
-    b.retentionDays > 0
-      ? `  retention ${b.retentionDays} day${b.retentionDays === 1 ? "" : "s"} (finished instances, their logs and work directories; --retention-days)`
-      : "  retention everything kept (--keep-all)",
-    `  env file  ${b.envFile} (read by 'shoal worker${dirArg}' and 'shoal sweeper${dirArg}')`,
-    ...(b.secretsFile ? [`  secrets   ${b.secretsFile} (and SHOAL_SECRET_* variables)`] : []),
-    ...(b.examples.length ? [`  examples  ${b.examples.join(", ")}`] : []),
-    "",
-    ...(b.examples.some((e) => e.startsWith("etl-report "))
-      ? [`Try:  npx shoal run etl-report --wait${endpointArg}`, ""]
-      : []),
-    "",
-  ].join("\n");
-}
+export { banner } from "./banner.js";
 
 /**
  * Runs until SIGINT/SIGTERM, then stops cleanly.

@@ -2,7 +2,8 @@
  * `shoal import dolphinscheduler --apply` against a real `shoal standalone`: the workflows of
  * the 3.2 fixture are created children first with their schedules (OFFLINE, as exported), a
  * second import changes nothing, and a converted SHELL chain (OUT parameter, global `$[…]`
- * parameter, local parameter) runs to SUCCESS.
+ * parameter, local parameter) runs to SUCCESS. The schedule's alert rules (warningType and
+ * alert group) are on the created schedule, and schedules.sh's `--alerts` creates the same.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,6 +67,17 @@ describe("shoal import dolphinscheduler --apply", () => {
       overlapPolicy: "SERIAL_WAIT",
       priority: "HIGH",
     });
+    // warningType FAILURE to alert group 1, and the WARNFAILED task timeout's alert.
+    const alerts = [
+      { on: ["FAILURE"], channels: ["ds-alert-group-1"] },
+      { on: ["TASK_RETRY_EXHAUSTED"], channels: ["ds-alert-group-1"] },
+    ];
+    const one = await api(sa.url, "GET", `/v1/schedules/${schedules.body.items[0].id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.alerts).toEqual(alerts);
+    expect(first.stdout).toContain(
+      "alert channel to configure: ds-alert-group-1 (DolphinScheduler alert group 1; docs/alerts.md)",
+    );
 
     const again = await runCli(["import", "dolphinscheduler", file, "--apply", "--placeholder"], {
       endpoint: sa.url,
@@ -88,6 +100,63 @@ describe("shoal import dolphinscheduler --apply", () => {
       expect(applied.code, applied.stderr).toBe(0);
       expect(applied.stdout).toMatch(/: version 1 \(unchanged\)/);
     }
+  });
+
+  it("schedules.sh's command creates the schedule with its alerts; update keeps them; a re-import says when they differ", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "shoal-ds-sh-")), "out");
+    const r = await runCli(["import", "dolphinscheduler", file, "--output", out, "--placeholder"]);
+    expect(r.code, r.stderr).toBe(0);
+    const name = nameOf("每日订单汇总");
+    const line = readFileSync(join(out, "schedules.sh"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith(`shoal schedule create ${name} `)) as string;
+    // The words as sh reads them: shellWord quotes with '…' (no quote inside these values).
+    const words = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => (m[1] ?? m[2]) as string);
+    const created = await runCli(words.slice(1), { endpoint: sa.url });
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.stdout.split("\n")[0] as string;
+    const s = await api(sa.url, "GET", `/v1/schedules/${id}`);
+    expect(s.body).toMatchObject({ workflow: name, state: "OFFLINE", cron: "30 2 * * 1-5" });
+    expect(s.body.alerts).toEqual([
+      { on: ["FAILURE"], channels: ["ds-alert-group-1"] },
+      { on: ["TASK_RETRY_EXHAUSTED"], channels: ["ds-alert-group-1"] },
+    ]);
+
+    const updated = await runCli(["schedule", "update", id, "--priority", "LOW"], {
+      endpoint: sa.url,
+    });
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(
+      /^alerts: +FAILURE → ds-alert-group-1; TASK_RETRY_EXHAUSTED → ds-alert-group-1$/m,
+    );
+    expect((await api(sa.url, "GET", `/v1/schedules/${id}`)).body.alerts).toHaveLength(2);
+
+    const bad = await runCli(
+      ["schedule", "update", id, "--alerts", '[{"on":["FAILURE"],"channels":["no spaces"]}]'],
+      { endpoint: sa.url },
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--alerts.*must match/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+
+    const removed = await runCli(["schedule", "update", id, "--alerts", "[]"], {
+      endpoint: sa.url,
+    });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await api(sa.url, "GET", `/v1/schedules/${id}`)).body.alerts).toBeUndefined();
+    // Two schedules of the workflow now: the import's first match (the one --apply made) still
+    // has its rules; delete it so the re-import meets the one without rules.
+    const all = await api(sa.url, "GET", `/v1/schedules?workflow=${name}`);
+    for (const other of all.body.items.filter((x: { id: string }) => x.id !== id))
+      expect((await api(sa.url, "DELETE", `/v1/schedules/${other.id}`)).status).toBe(204);
+    const again = await runCli(["import", "dolphinscheduler", file, "--apply", "--placeholder"], {
+      endpoint: sa.url,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      `${name}: schedule ${id} (exists, OFFLINE; its alerts differ from the export's: shoal schedule update ${id} --alerts '[{"on":["FAILURE"],"channels":["ds-alert-group-1"]},{"on":["TASK_RETRY_EXHAUSTED"],"channels":["ds-alert-group-1"]}]')`,
+    );
+    expect((await api(sa.url, "GET", `/v1/schedules/${id}`)).body.alerts).toBeUndefined();
   });
 
   it("runs a converted SHELL chain to SUCCESS", async () => {

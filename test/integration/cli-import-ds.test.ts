@@ -43,6 +43,10 @@ describe("shoal import dolphinscheduler --output", () => {
     const script = readFileSync(join(dir, "schedules.sh"), "utf8");
     expect(script.match(/^shoal schedule create /gm)).toHaveLength(2);
     expect(script).toContain("--cron '30 2 * * 1-5' --timezone Asia/Shanghai");
+    // The schedule's alert rules (warningType FAILURE, alert group 1, a WARNFAILED task timeout).
+    expect(script).toContain(
+      `--alerts '[{"on":["FAILURE"],"channels":["ds-alert-group-1"]},{"on":["TASK_RETRY_EXHAUSTED"],"channels":["ds-alert-group-1"]}]' --offline`,
+    );
     const report = readFileSync(join(dir, "import-report.md"), "utf8");
     expect(report).toContain("# DolphinScheduler import report: export-3.2.json");
     expect(report).toMatch(
@@ -52,6 +56,9 @@ describe("shoal import dolphinscheduler --output", () => {
       /## References to workflows outside the file\n\n.*workflow code 13999999999999/,
     );
     expect(report).toContain("shoal task-group put ds-task-group-2");
+    expect(report).toMatch(
+      /## To do before running\n[\s\S]*- alert group 1 \(the schedule of `wf-[0-9a-f]{6}`\): configure the alert channel `ds-alert-group-1`[\s\S]*channels:\n {4}ds-alert-group-1:\n/,
+    );
     expect(r.stdout).toMatch(
       /import-report.md: 3 workflows; \d+ approximated, \d+ not converted, 1 external references, 2 placeholders/,
     );

@@ -2,8 +2,11 @@
  * The construct's `alerts` prop, synthesized offline: the alerts function with its rules (Shoal's
  * instance and misfire events, failed task attempts, a one-minute schedule), a KMS-encrypted SNS
  * topic per e-mail channel with its subscriptions, least-privilege grants, the channels in the
- * function's SHOAL_ALERTS, and cdk-nag AwsSolutions clean. Without the prop: none of it.
+ * function's SHOAL_ALERTS, and cdk-nag AwsSolutions clean. Channels from secrets: the function may
+ * read exactly the secrets they name, and its environment holds the names only. Without the
+ * prop: none of it.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${secret:…} is Shoal's reference syntax, not a JS template
 import { App, Aspects, type Stack } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
@@ -22,6 +25,12 @@ describe("Shoal alerts on AWS", () => {
         alerts: {
           channels: {
             "ops-slack": { type: "slack", url: "https://hooks.slack.com/services/T/B/x" },
+            "team-slack": { type: "slack", url: "${secret:alerts/team-slack}" },
+            ops: {
+              type: "webhook",
+              url: "${secret:ssm:/alerts/ops-url}",
+              headers: { Authorization: "Bearer ${secret:alerts/ops#token}" },
+            },
             oncall: { type: "email", addresses: ["oncall@example.com", "lead@example.com"] },
           },
           consoleUrl: "https://shoal.example.com",
@@ -44,6 +53,47 @@ describe("Shoal alerts on AWS", () => {
     expect(text).toContain("ops-slack");
     expect(text).toContain("https://shoal.example.com");
     expect(text).toContain('\\"type\\":\\"email\\"');
+  });
+
+  it("grants the function exactly the secrets its channels name, and keeps only names in its environment", () => {
+    const fn = Object.values(
+      t.findResources("AWS::Lambda::Function", { Properties: { FunctionName: "a-alerts" } }),
+    )[0];
+    const env = JSON.stringify(stack.resolve(fn?.Properties.Environment.Variables.SHOAL_ALERTS));
+    expect(env).toContain("${secret:alerts/team-slack}");
+    expect(env).toContain("${secret:ssm:/alerts/ops-url}");
+    expect(env).toContain("Bearer ${secret:alerts/ops#token}");
+    const roleId = fn?.Properties.Role["Fn::GetAtt"][0] as string;
+    const statements = Object.values(t.findResources("AWS::IAM::Policy"))
+      .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === roleId))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>)
+      .map((st) => JSON.stringify(stack.resolve(st)));
+    const of = (action: string) => statements.filter((st) => st.includes(`"${action}"`));
+    const sm = of("secretsmanager:GetSecretValue");
+    expect(sm).toHaveLength(1);
+    // Per secret (#token picks a field of alerts/ops), with the random suffix AWS appends.
+    expect(sm[0]).toContain(":secret:alerts/team-slack-??????");
+    expect(sm[0]).toContain(":secret:alerts/ops-??????");
+    expect(sm[0]).not.toContain("ops#token");
+    expect(sm[0]?.match(/:secret:/g)).toHaveLength(2);
+    const ssm = of("ssm:GetParameter");
+    expect(ssm).toHaveLength(1);
+    expect(ssm[0]).toContain(":parameter/alerts/ops-url");
+    expect(of("kms:Decrypt").some((st) => st.includes("kms:ViaService"))).toBe(true);
+  });
+
+  it("refuses a bad secret name or a reference in part of a URL at synthesis", () => {
+    const synth = (url: string) => () =>
+      new ShoalStack(new App(), "Bad", {
+        shoal: { prefix: "b", alerts: { channels: { x: { type: "slack", url } } } },
+      });
+    // The same words as standalone's alerts file (lib/core/alert-channels.ts).
+    expect(synth("${secret:bad name}")).toThrow(
+      /alerts\.channels\.x\.url: \$\{secret:bad name\}: the name must be/,
+    );
+    expect(synth("https://hooks.slack.com/${secret:path}")).toThrow(
+      "alerts.channels.x.url: a secret reference must be the whole URL: ${secret:NAME} (put the whole URL in the secret)",
+    );
   });
 
   it("routes instance, misfire and failed-task events and a one-minute schedule to it", () => {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${secret:…} is Shoal's reference syntax, not a JS template
 import { describe, expect, it } from "vitest";
 import {
   AlertsConfigError,
@@ -125,7 +126,7 @@ describe("alert channels", () => {
       /^alerts.yaml: channels.ops(.type)?: /,
     );
     expect(bad("channels:\n  ops: { type: slack, url: 'ftp://x/secret' }\n")).toBe(
-      "alerts.yaml: channels.ops.url: must be an http:// or https:// URL",
+      "alerts.yaml: channels.ops.url: must be an http:// or https:// URL, or ${secret:NAME}",
     );
     expect(bad("delivery: { timeoutSeconds: 60 }")).toMatch(/delivery.timeoutSeconds/);
     expect(bad("channels: [")).toMatch(/^alerts.yaml: not YAML or JSON/);

@@ -4,19 +4,27 @@
  * DolphinScheduler's export format (3.2 and 3.3 key spellings): every mapping, stable and
  * unique names, and every converted definition and schedule valid by the API's validators.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseAlertsConfig } from "../../lib/alerts/channels.js";
 import { scheduleSchema } from "../../lib/api/schedules.js";
+import type { Schedule } from "../../lib/cli/api-types.js";
+import { alertRulesOption, createBody, updateBody } from "../../lib/cli/schedule-options.js";
 import { checkTiming } from "../../lib/core/schedule-check.js";
 import { NAME_PATTERN, parseWithSchema, parseWorkflowDefinition } from "../../lib/core/validate.js";
+import { scheduleAlerts } from "../../lib/import/dolphinscheduler/alerts.js";
 import {
   type ConvertedWorkflow,
   convertDolphinScheduler,
   type DsConversion,
 } from "../../lib/import/dolphinscheduler/convert.js";
 import { DsImportError } from "../../lib/import/dolphinscheduler/errors.js";
+import type { DsSchedule } from "../../lib/import/dolphinscheduler/export-format.js";
 import { switchCondition } from "../../lib/import/dolphinscheduler/logic-tasks.js";
 import { asciiSlug, NameScope, shoalName } from "../../lib/import/dolphinscheduler/names.js";
+import { NoteBook } from "../../lib/import/dolphinscheduler/notes.js";
 import {
   applyOrder,
   outputFiles,
@@ -145,6 +153,10 @@ describe("3.2 export (processDefinition spelling)", () => {
     expect(t.upstream).toBeUndefined();
     expect(notesOf(c, t.code).join("\n")).toMatch(/shoal task-group put ds-task-group-2/);
     expect(notesOf(c, t.code).join("\n")).toMatch(/delayTime 1 min/);
+    // WARNFAILED: DolphinScheduler's timeout alert becomes the schedule's TASK_RETRY_EXHAUSTED rule.
+    expect(notesOf(c, t.code).join("\n")).toMatch(
+      /approximated: timeout WARNFAILED: the timeout fails the task, as in DolphinScheduler; .*TASK_RETRY_EXHAUSTED to ds-alert-group-1/,
+    );
   });
 
   it("CONDITIONS: successNode/failedNode as successNext/failedNext, upstream from the relations", () => {
@@ -276,7 +288,15 @@ describe("3.2 export (processDefinition spelling)", () => {
       failureStrategy: "CONTINUE",
       overlapPolicy: "SERIAL_WAIT",
       state: "OFFLINE",
+      // warningType FAILURE to alert group 1, and 准备数据's WARNFAILED timeout alert.
+      alerts: [
+        { on: ["FAILURE"], channels: ["ds-alert-group-1"] },
+        { on: ["TASK_RETRY_EXHAUSTED"], channels: ["ds-alert-group-1"] },
+      ],
     });
+    // warningType NONE, warningGroupId 0, and a FAILED timeout: no rule.
+    expect(upstreamWf.schedule?.alerts).toBeUndefined();
+    expect(c.alertGroups).toEqual([{ id: 1, channel: "ds-alert-group-1", workflows: [main.name] }]);
     expect(upstreamWf.schedule).toMatchObject({
       cron: "0 1 * * *",
       timezone: "UTC",
@@ -289,8 +309,11 @@ describe("3.2 export (processDefinition spelling)", () => {
       ),
     ).toBe(true);
     expect(
-      c.notes.some((n) => n.workflow === main.name && /workflow timeout 120 min/.test(n.message)),
-    ).toBe(true);
+      c.notes.find((n) => n.workflow === main.name && /workflow timeout 120 min/.test(n.message))
+        ?.message,
+    ).toContain(
+      "A TIMEOUT alert needs the workflow's timeoutSeconds, which also fails the instance at that time (nothing new starts, it ends FAILURE): to have both, add `timeoutSeconds: 7200` and `alerts: [{ on: [TIMEOUT], channels: [ds-alert-group-1] }]`",
+    );
   });
 
   it("--server-timezone reads start/end in the server's zone", () => {
@@ -490,7 +513,7 @@ describe("output files", () => {
     ]);
     const main = wfOf(c, "每日订单汇总");
     expect(scheduleCommand(main.schedule as Record<string, unknown>)).toBe(
-      `shoal schedule create ${main.name} --cron '30 2 * * 1-5' --timezone Asia/Shanghai --start 2024-04-30T16:00:00.000Z --end 2124-04-30T16:00:00.000Z --priority HIGH --failure-strategy CONTINUE --overlap SERIAL_WAIT --offline`,
+      `shoal schedule create ${main.name} --cron '30 2 * * 1-5' --timezone Asia/Shanghai --start 2024-04-30T16:00:00.000Z --end 2124-04-30T16:00:00.000Z --priority HIGH --failure-strategy CONTINUE --overlap SERIAL_WAIT --alerts '[{"on":["FAILURE"],"channels":["ds-alert-group-1"]},{"on":["TASK_RETRY_EXHAUSTED"],"channels":["ds-alert-group-1"]}]' --offline`,
     );
     const report = files.find((f) => f.path === "import-report.md")?.content ?? "";
     for (const heading of [
@@ -507,5 +530,159 @@ describe("output files", () => {
     const order = applyOrder(c.workflows);
     expect(order.indexOf(wfOf(c, "订单子流程").name)).toBeLessThan(order.indexOf(main.name));
     expect(report).toContain(order.map((n) => `   shoal apply -f ${n}.yaml`).join("\n"));
+  });
+});
+
+describe("alerts: warningType and warningGroupId as the schedule's rules", () => {
+  const schedule = (fields: Partial<DsSchedule>): DsSchedule => ({
+    crontab: "0 0 1 * * ? *",
+    timezoneId: "UTC",
+    startTime: "",
+    endTime: "",
+    failureStrategy: "END",
+    warningType: "NONE",
+    warningGroupId: 0,
+    releaseState: "OFFLINE",
+    priority: "MEDIUM",
+    workerGroup: "default",
+    tenantCode: "default",
+    environmentCode: "-1",
+    ...fields,
+  });
+  const rulesOf = (fields: Partial<DsSchedule>, taskTimeoutAlerts = false) => {
+    const notes = new NoteBook("w");
+    const rules = scheduleAlerts(schedule(fields), notes, taskTimeoutAlerts);
+    return { rules, notes: notes.notes.map((n) => `${n.kind}: ${n.message}`) };
+  };
+
+  it("NONE, SUCCESS, FAILURE, ALL (also as codes) to the channel ds-alert-group-<id>", () => {
+    expect(rulesOf({ warningType: "NONE", warningGroupId: 4 })).toEqual({ rules: [], notes: [] });
+    expect(rulesOf({ warningType: "SUCCESS", warningGroupId: 4 }).rules).toEqual([
+      { on: ["SUCCESS"], channels: ["ds-alert-group-4"] },
+    ]);
+    expect(rulesOf({ warningType: "FAILURE", warningGroupId: 4 }).rules).toEqual([
+      { on: ["FAILURE"], channels: ["ds-alert-group-4"] },
+    ]);
+    expect(rulesOf({ warningType: "ALL", warningGroupId: 4 }).rules).toEqual([
+      { on: ["SUCCESS", "FAILURE", "STOPPED"], channels: ["ds-alert-group-4"] },
+    ]);
+    expect(rulesOf({ warningType: "3", warningGroupId: 4 }).rules).toEqual([
+      { on: ["SUCCESS", "FAILURE", "STOPPED"], channels: ["ds-alert-group-4"] },
+    ]);
+  });
+
+  it("a task's timeout alert goes to the group whatever the warningType; no group: no rule, noted", () => {
+    expect(rulesOf({ warningType: "NONE", warningGroupId: 7 }, true).rules).toEqual([
+      { on: ["TASK_RETRY_EXHAUSTED"], channels: ["ds-alert-group-7"] },
+    ]);
+    expect(rulesOf({ warningType: "FAILURE", warningGroupId: 0 }, true)).toEqual({
+      rules: [],
+      notes: [
+        "not-converted: schedule warningType FAILURE without an alert group (warningGroupId 0): DolphinScheduler sends these alerts nowhere; no rule",
+      ],
+    });
+    expect(rulesOf({ warningType: "GLOBAL", warningGroupId: 2 }).notes[0]).toMatch(
+      /^not-converted: schedule warningType GLOBAL .*no Shoal rule/,
+    );
+  });
+
+  it("3.3 fixture: ALL to group 3, a WARN timeout noted, GLOBAL noted; the rules pass the schedule schema", () => {
+    const c = v33();
+    const main = wfOf(c, "数据同步");
+    expect(main.schedule?.alerts).toEqual([
+      { on: ["SUCCESS", "FAILURE", "STOPPED"], channels: ["ds-alert-group-3"] },
+    ]);
+    expect(parseWithSchema(scheduleSchema, main.schedule).alerts).toEqual(main.schedule?.alerts);
+    expect(notesOf(c, taskOf(main, "拉取接口").code).join("\n")).toMatch(
+      /approximated: timeout WARN: the task goes on after its timeout .*Shoal has no alert for a task's timeout warning \(DolphinScheduler alerts alert group 3\)/,
+    );
+    const other = wfOf(c, "other project 报表");
+    expect(other.schedule?.alerts).toBeUndefined();
+    expect(c.notes.some((n) => n.workflow === other.name && /GLOBAL/.test(n.message))).toBe(true);
+    expect(c.alertGroups).toEqual([{ id: 3, channel: "ds-alert-group-3", workflows: [main.name] }]);
+  });
+
+  it("the report lists each alert group to configure, with an alerts-file snippet standalone accepts", () => {
+    const c = v32();
+    const report = outputFiles(c, "export-3.2.json").find((f) => f.path === "import-report.md")
+      ?.content as string;
+    const todo = report.split("## To do before running")[1]?.split("\n## ")[0] ?? "";
+    expect(todo).toContain(
+      `- alert group 1 (the schedule of \`${wfOf(c, "每日订单汇总").name}\`): configure the alert channel \`ds-alert-group-1\``,
+    );
+    const snippet = /```yaml\n([\s\S]*?)\n {2}```/.exec(todo)?.[1] as string;
+    const config = parseAlertsConfig(snippet.replace(/^ {2}/gm, ""), "snippet");
+    expect(Object.keys(config.channels)).toEqual(["ds-alert-group-1"]);
+  });
+});
+
+describe("shoal schedule create/update --alerts (the flag schedules.sh uses)", () => {
+  const rules = [{ on: ["FAILURE"], channels: ["ds-alert-group-1"] }];
+
+  it("reads JSON or YAML, inline or from @FILE; refuses what is not a list", () => {
+    expect(alertRulesOption(JSON.stringify(rules))).toEqual(rules);
+    expect(alertRulesOption("[{on: [FAILURE], channels: [ds-alert-group-1]}]")).toEqual(rules);
+    const file = join(mkdtempSync(join(tmpdir(), "shoal-alerts-opt-")), "rules.yaml");
+    writeFileSync(file, "- on: [FAILURE]\n  channels: [ds-alert-group-1]\n");
+    expect(alertRulesOption(`@${file}`)).toEqual(rules);
+    expect(() => alertRulesOption("@/nonexistent/rules.json")).toThrow(
+      /cannot read \/nonexistent\/rules.json: no such file/,
+    );
+    expect(() => alertRulesOption('{"on": ["FAILURE"]}')).toThrow(/must be a list of rules/);
+    expect(() => alertRulesOption("[{")).toThrow(/not JSON or YAML/);
+  });
+
+  it("create sends them; update keeps the schedule's rules unless --alerts replaces them ([] removes)", () => {
+    expect(createBody("etl", { cron: "0 2 * * *", alerts: rules })).toEqual({
+      workflow: "etl",
+      cron: "0 2 * * *",
+      alerts: rules,
+    });
+    const current = {
+      id: "s-1",
+      workflow: "etl",
+      cron: "0 2 * * *",
+      timezone: "UTC",
+      params: {},
+      misfirePolicy: "FIRE_ONCE",
+      misfireThresholdSeconds: 60,
+      maxCatchup: 100,
+      overlapPolicy: "PARALLEL",
+      state: "ONLINE",
+      alerts: rules,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    } as Schedule;
+    expect(updateBody(current, { priority: "LOW" }).alerts).toEqual(rules);
+    const other = [{ on: ["SUCCESS"], channels: ["ops"] }];
+    expect(updateBody(current, { alerts: other }).alerts).toEqual(other);
+    expect(updateBody(current, { alerts: [] }).alerts).toEqual([]);
+  });
+});
+
+describe("docs/import-dolphinscheduler.md's worked example", () => {
+  it("is what the importer writes for test/fixtures/dolphinscheduler/example-doc.json", () => {
+    const doc = readFileSync(
+      new URL("../../docs/import-dolphinscheduler.md", import.meta.url),
+      "utf8",
+    );
+    const example = doc.split("## 2. A worked example")[1]?.split("\n## 3. ")[0] ?? "";
+    const input = readFileSync(
+      new URL("../fixtures/dolphinscheduler/example-doc.json", import.meta.url),
+      "utf8",
+    ).trimEnd();
+    expect(example).toContain(`\`\`\`json\n${input}\n\`\`\``);
+    const c = convertDolphinScheduler(JSON.parse(input));
+    const files = outputFiles(c, "daily-report.json");
+    const text = (path: string) => files.find((f) => f.path === path)?.content ?? "";
+    const w = c.workflows[0] as ConvertedWorkflow;
+    expect(example).toContain(`\`\`\`yaml\n${text(`${w.name}.yaml`)}\`\`\``);
+    expect(example).toContain(`\`\`\`sh\n${scheduleCommand(w.schedule ?? {})}\n\`\`\``);
+    const report = text("import-report.md");
+    const from = report.slice(
+      report.indexOf("## To do before running"),
+      report.indexOf("\n## Next steps"),
+    );
+    expect(example).toContain(`\`\`\`\`markdown\n${from.trimEnd()}\n\`\`\`\``);
   });
 });

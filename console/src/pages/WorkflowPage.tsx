@@ -186,7 +186,7 @@ export function WorkflowPage() {
               <option value="">(click a node, or choose one)</option>
               {def.tasks.map((t) => (
                 <option key={t.code} value={t.code}>
-                  {t.code} ({t.type})
+                  {`${t.displayName ? `${t.displayName} · ` : ""}${t.code} (${t.type})`}
                 </option>
               ))}
             </select>

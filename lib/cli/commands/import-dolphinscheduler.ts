@@ -132,7 +132,7 @@ async function writeOutput(
 
 function summary(c: DsConversion): string {
   const count = (k: string) => c.notes.filter((n) => n.kind === k).length;
-  return `${c.workflows.length} workflows; ${count("approximated")} approximated, ${count("not-converted")} not converted, ${count("external")} external references, ${c.unsupported.length} placeholders`;
+  return `${c.workflows.length} workflow${c.workflows.length === 1 ? "" : "s"}; ${count("approximated")} approximated, ${count("not-converted")} not converted, ${count("external")} external references, ${c.unsupported.length} placeholders`;
 }
 
 /**
@@ -193,6 +193,10 @@ async function applyAll(ctx: CliContext, c: DsConversion): Promise<void> {
     const s = byName.get(name)?.schedule;
     if (s) await applySchedule(ctx, name, s);
   }
+  for (const g of c.alertGroups)
+    ctx.out(
+      `alert channel to configure: ${g.channel} (DolphinScheduler alert group ${g.id}; docs/alerts.md)`,
+    );
   ctx.out(`${summary(c)} (the report: the same command with --output DIR)`);
 }
 
@@ -206,7 +210,16 @@ async function applySchedule(
     (s) => s.cron === body.cron && (body.timezone === undefined || s.timezone === body.timezone),
   );
   if (same) {
-    ctx.out(`${name}: schedule ${same.id} (unchanged, ${same.state})`);
+    // An existing schedule is the user's now: a different set of alert rules is said, not overwritten.
+    const alerts = JSON.stringify(body.alerts ?? []);
+    if (JSON.stringify(same.alerts ?? []) === alerts) {
+      ctx.out(`${name}: schedule ${same.id} (unchanged, ${same.state})`);
+      return;
+    }
+    const { shellWord } = await import("../../import/dolphinscheduler/report.js");
+    ctx.out(
+      `${name}: schedule ${same.id} (exists, ${same.state}; its alerts differ from the export's: shoal schedule update ${same.id} --alerts ${shellWord(alerts)})`,
+    );
     return;
   }
   try {

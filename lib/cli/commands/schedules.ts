@@ -269,6 +269,7 @@ export function describeSchedule(s: Schedule): string[] {
     ["failure strategy", s.failureStrategy],
     ["worker group", s.workerGroup],
     ["params", formatParams(s.params)],
+    ["alerts", formatAlerts(s.alerts)],
     ["queued", s.queued?.length ? s.queued.map((q) => formatTime(q)).join(", ") : undefined],
     ["created", formatTime(s.createdAt)],
     ["updated", formatTime(s.updatedAt)],
@@ -281,6 +282,12 @@ export function formatParams(params: Record<string, string> | undefined): string
   const entries = Object.entries(params ?? {});
   if (entries.length === 0) return undefined;
   return oneLine(entries.map(([k, v]) => `${k}=${v}`).join(", "), 200);
+}
+
+/** `FAILURE, TIMEOUT → ops, oncall; SUCCESS → audit`, or undefined when there are no rules. */
+export function formatAlerts(rules: Schedule["alerts"]): string | undefined {
+  if (!rules?.length) return undefined;
+  return oneLine(rules.map((r) => `${r.on.join(", ")} → ${r.channels.join(", ")}`).join("; "), 200);
 }
 
 /**

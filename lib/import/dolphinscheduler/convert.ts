@@ -6,6 +6,7 @@
  */
 import { RequestError } from "../../core/errors.js";
 import { parseWorkflowDefinition } from "../../core/validate.js";
+import { alertChannel, alertGroupOf, timeoutAlertFails } from "./alerts.js";
 import { DsImportError } from "./errors.js";
 import { type DsTask, type DsWorkflow, readExport } from "./export-format.js";
 import { conditionsTask, dependentTask, subWorkflowTask, switchTask } from "./logic-tasks.js";
@@ -56,6 +57,11 @@ export interface DsConversion {
   unsupported: UnsupportedTask[];
   /** Key spellings met in the file. */
   spellings: string[];
+  /**
+   * DolphinScheduler alert groups the converted schedules' `alerts` name, as the channels
+   * (`ds-alert-group-<id>`) the deployment must configure, with the workflows that use them.
+   */
+  alertGroups: Array<{ id: number; channel: string; workflows: string[] }>;
   /** Projects in the file (code → workflows), and the one kept. */
   projects: Array<{ code: string; name: string; workflows: number }>;
   project?: string;
@@ -134,17 +140,23 @@ export function convertDolphinScheduler(doc: unknown, opts: DsConvertOptions = {
     );
   }
   const notes: ImportNote[] = [];
+  const groups = new Map<number, string[]>();
   const workflows = chosen.map((wf) => {
     const ref = refs.get(wf.code) as WorkflowRef;
     const book = new NoteBook(ref.name);
     const out = convertWorkflow(wf, ref, refs, book, opts);
     notes.push(...book.notes);
+    const group = alertGroupOf(wf.schedule);
+    if (group && out.schedule?.alerts) groups.set(group, [...(groups.get(group) ?? []), out.name]);
     return out;
   });
   return {
     workflows,
     notes,
     unsupported,
+    alertGroups: [...groups]
+      .sort(([a], [b]) => a - b)
+      .map(([id, names]) => ({ id, channel: alertChannel(id), workflows: names })),
     spellings: [...new Set(chosen.map((w) => w.spelling))],
     projects,
     ...(opts.project !== undefined ? { project: opts.project } : {}),
@@ -252,7 +264,10 @@ function convertWorkflow(
   definition.tasks = tasks;
   workflowNotes(wf, notes);
   const schedule = wf.schedule
-    ? convertSchedule(wf.schedule, ref.name, wf.executionType, notes, opts)
+    ? convertSchedule(wf.schedule, ref.name, wf.executionType, notes, {
+        ...(opts.serverTimezone !== undefined ? { serverTimezone: opts.serverTimezone } : {}),
+        taskTimeoutAlerts: wf.tasks.some(timeoutAlertFails),
+      })
     : undefined;
   if (schedule?.timezone === undefined) delete definition.timezone;
   checkDefinition(wf, definition);
@@ -271,9 +286,11 @@ const isBranching = (t: DsTask) => t.taskType === "CONDITIONS" || t.taskType ===
 
 function workflowNotes(wf: DsWorkflow, notes: NoteBook): void {
   if (wf.timeout > 0) {
+    const group = alertGroupOf(wf.schedule);
+    const channel = group ? alertChannel(group) : "CHANNEL";
     notes.add(
       "not-converted",
-      `workflow timeout ${wf.timeout} min: DolphinScheduler only alerts at it, Shoal's timeoutSeconds fails the instance; add timeoutSeconds: ${wf.timeout * 60} if that is wanted`,
+      `workflow timeout ${wf.timeout} min: DolphinScheduler only alerts at it (${group ? `alert group ${group}` : "the run's alert group"}) and lets the run go on; Shoal has no alert-only workflow timeout. A TIMEOUT alert needs the workflow's timeoutSeconds, which also fails the instance at that time (nothing new starts, it ends FAILURE): to have both, add \`timeoutSeconds: ${wf.timeout * 60}\` and \`alerts: [{ on: [TIMEOUT], channels: [${channel}] }]\` to the workflow; leave them out to let runs go on`,
     );
   }
   if (wf.executionType !== "PARALLEL" && wf.executionType !== "") {

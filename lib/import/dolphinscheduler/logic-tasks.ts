@@ -8,6 +8,7 @@
 import { DEPENDENT_DATE_VALUES } from "../../core/dependent.js";
 import { checkSwitchExpression } from "../../core/switch-expression.js";
 import { LIMITS } from "../../core/validate.js";
+import { alertGroupOf, noteTimeoutAlert } from "./alerts.js";
 import { DsImportError } from "./errors.js";
 import { codeOf, type DsTask } from "./export-format.js";
 import { PARAM_NAME } from "./names.js";
@@ -347,13 +348,7 @@ export function dependentTask(t: DsTask, ctx: TaskContext, code: string): TaskBo
     t.timeoutFlag === "OPEN" ? minutesToSeconds(t.timeout, LIMITS.timeoutSeconds) : undefined;
   if (seconds !== undefined) {
     timeout.timeoutSeconds = seconds;
-    if (t.timeoutNotifyStrategy !== "FAILED") {
-      ctx.notes.add(
-        "approximated",
-        `timeout strategy ${t.timeoutNotifyStrategy ?? "WARN"}: a DEPENDENT task's timeout fails it in Shoal, and sends no alert`,
-        code,
-      );
-    }
+    noteTimeoutAlert(t, ctx.notes, code, alertGroupOf(ctx.wf.schedule));
   }
   return { ...out, ...commonFields(t, ctx, code, false), ...timeout };
 }

@@ -1,7 +1,8 @@
 /**
  * The files `shoal import dolphinscheduler --output DIR` writes, as text: one YAML definition
  * per workflow (for `shoal apply -f`), `schedules.sh` (the schedules, as `shoal schedule create`
- * commands: `shoal apply` takes workflow definitions only) and `import-report.md`. Pure.
+ * commands, alert rules with `--alerts`: `shoal apply` takes workflow definitions only) and
+ * `import-report.md`. Pure.
  */
 import { stringify } from "yaml";
 import { yamlSchemaCommentLines } from "../../workflow-schema-url.js";
@@ -45,14 +46,45 @@ const FLAGS: Array<[string, string]> = [
   ["overlapPolicy", "--overlap"],
 ];
 
-/** The `shoal schedule create` command that creates `body`. */
+/**
+ * The `shoal schedule create` command that creates `body`; its alert rules go as
+ * `--alerts '<JSON>'`.
+ */
 export function scheduleCommand(body: Record<string, unknown>): string {
   const words = ["shoal", "schedule", "create", shellWord(String(body.workflow))];
   for (const [field, flag] of FLAGS) {
     if (body[field] !== undefined) words.push(flag, shellWord(String(body[field])));
   }
+  if (Array.isArray(body.alerts) && body.alerts.length > 0)
+    words.push("--alerts", shellWord(JSON.stringify(body.alerts)));
   if (body.state === "OFFLINE") words.push("--offline");
   return words.join(" ");
+}
+
+/**
+ * The lines of "To do before running" for the alert groups the schedules name: each group is a
+ * channel to configure, and a snippet of standalone's alerts file (docs/alerts.md) with them.
+ */
+export function alertGroupLines(groups: DsConversion["alertGroups"]): string[] {
+  if (groups.length === 0) return [];
+  const lines = groups.map(
+    (g) =>
+      `- alert group ${g.id} (the schedule${g.workflows.length === 1 ? "" : "s"} of ${g.workflows.map((w) => `\`${w}\``).join(", ")}): configure the alert channel \`${g.channel}\` with the receiver of DolphinScheduler's alert group ${g.id} (its webhook, Slack or e-mail), or rename it in the schedule's \`alerts\` to a channel you have. Until it is configured, each of its alerts is a FAILED delivery saying the channel is not configured.`,
+  );
+  return [
+    ...lines,
+    "",
+    "  In standalone, the alerts file (`shoal standalone --alerts alerts.yaml`; on AWS the `Shoal` construct's `alerts.channels`):",
+    "",
+    "  ```yaml",
+    "  channels:",
+    ...groups.flatMap((g) => [
+      `    ${g.channel}:`,
+      "      type: webhook        # or slack (an incoming webhook); email needs AWS",
+      `      url: https://alerts.example.com/replace-me   # the receiver of alert group ${g.id}`,
+    ]),
+    "  ```",
+  ];
 }
 
 /** schedules.sh: one `shoal schedule create` per schedule. */
@@ -62,9 +94,11 @@ export function schedulesScript(workflows: readonly ConvertedWorkflow[]): string
   const lines = [
     "#!/bin/sh",
     "# Schedules of the workflows imported from DolphinScheduler, for after `shoal apply -f` of",
-    "# the workflow files (or `npx shoal …` where shoal is not on the PATH). DolphinScheduler",
-    "# exports schedules OFFLINE: each is created OFFLINE; start it with `shoal schedule online ID`.",
+    "# the workflow files. DolphinScheduler exports schedules OFFLINE: each is created OFFLINE;",
+    "# start it with `shoal schedule online ID` (each command prints the id first).",
     "set -e",
+    "# shoal from the PATH, else the package's through npx.",
+    'command -v shoal >/dev/null 2>&1 || shoal() { npx shoal "$@"; }',
     ...withSchedule.map((w) => scheduleCommand(w.schedule as Record<string, unknown>)),
   ];
   return `${lines.join("\n")}\n`;
@@ -143,8 +177,9 @@ export function reportMarkdown(c: DsConversion, source: string): string {
     "not-converted",
   ] as NoteKind[]) {
     const notes = c.notes.filter((n) => n.kind === kind);
-    if (notes.length === 0) continue;
-    out.push("", `## ${KIND_TITLES[kind]}`, "", ...notes.map(noteLine));
+    const extra = kind === "action" ? alertGroupLines(c.alertGroups) : [];
+    if (notes.length === 0 && extra.length === 0) continue;
+    out.push("", `## ${KIND_TITLES[kind]}`, "", ...notes.map(noteLine), ...extra);
   }
   const script = c.workflows.some((w) => w.schedule);
   out.push(

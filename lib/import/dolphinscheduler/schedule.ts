@@ -5,13 +5,15 @@
  * `timezoneId` (`QuartzCornTriggerBuilder`); `startTime`/`endTime` are `yyyy-MM-dd HH:mm:ss` in
  * the DolphinScheduler server's zone. Shoal's cron is cron-parser's: 5 fields, or 6 with seconds
  * first, day of week 0 = Sunday … 6 = Saturday. The execution type of the workflow becomes the
- * schedule's overlap policy (the same four values).
+ * schedule's overlap policy (the same four values); `warningType` and `warningGroupId` its
+ * `alerts` (alerts.ts).
  */
 import { DateTime } from "luxon";
 import { OVERLAP_POLICIES } from "../../core/fire-decisions.js";
 import { FAILURE_STRATEGIES } from "../../core/model.js";
 import { checkTiming } from "../../core/schedule-check.js";
 import { isTimeZone } from "../../core/time-zones.js";
+import { scheduleAlerts } from "./alerts.js";
 import type { DsSchedule } from "./export-format.js";
 import { workerGroupName } from "./names.js";
 import type { NoteBook } from "./notes.js";
@@ -90,6 +92,8 @@ export function dsTime(text: string, zone: string): string | undefined {
 export interface ScheduleOptions {
   /** Zone of the DolphinScheduler server, in which start and end times were written. */
   serverTimezone?: string;
+  /** A task's timeout alerts its alert group (alerts.ts timeoutAlertFails): add that rule. */
+  taskTimeoutAlerts?: boolean;
 }
 
 /**
@@ -154,12 +158,8 @@ export function convertSchedule(
     body.overlapPolicy = executionType;
   }
   body.state = s.releaseState === "ONLINE" ? "ONLINE" : "OFFLINE";
-  if (s.warningType !== "NONE" && s.warningType !== "") {
-    notes.add(
-      "not-converted",
-      `schedule alerts (warningType ${s.warningType}, alert group ${s.warningGroupId}): set up Shoal alerts for this workflow`,
-    );
-  }
+  const alerts = scheduleAlerts(s, notes, opts.taskTimeoutAlerts === true);
+  if (alerts.length > 0) body.alerts = alerts;
   if (s.tenantCode !== "" && s.tenantCode !== "default") {
     notes.add(
       "not-converted",

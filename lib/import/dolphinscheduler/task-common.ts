@@ -6,6 +6,7 @@
  */
 import { PRIORITIES, type Priority } from "../../core/model.js";
 import { LIMITS } from "../../core/validate.js";
+import { alertGroupOf, noteTimeoutAlert } from "./alerts.js";
 import type { DsTask, DsWorkflow } from "./export-format.js";
 import { shoalName, workerGroupName } from "./names.js";
 import type { NoteBook } from "./notes.js";
@@ -154,7 +155,8 @@ export function commonFields(t: DsTask, ctx: TaskContext, code: string, worker: 
 /**
  * `timeoutSeconds`/`timeoutStrategy` from DolphinScheduler's `timeoutFlag`, `timeout` (minutes)
  * and `timeoutNotifyStrategy` (WARN, FAILED, WARNFAILED), for a task type whose timeout Shoal
- * applies. `extraSeconds` is added (a delay run inside the task).
+ * applies. `extraSeconds` is added (a delay run inside the task). The alert of WARN and
+ * WARNFAILED: lib/import/dolphinscheduler/alerts.ts.
  */
 export function timeoutFields(
   t: DsTask,
@@ -167,13 +169,7 @@ export function timeoutFields(
   const out: TaskBody = { timeoutSeconds: Math.min(seconds + extraSeconds, LIMITS.timeoutSeconds) };
   const strategy = t.timeoutNotifyStrategy ?? "WARN";
   if (strategy === "WARN") out.timeoutStrategy = "WARN";
-  if (strategy !== "FAILED") {
-    ctx.notes.add(
-      "approximated",
-      `timeout warning (${strategy}): Shoal records a warning on the task instance instead of sending an alert`,
-      code,
-    );
-  }
+  noteTimeoutAlert(t, ctx.notes, code, alertGroupOf(ctx.wf.schedule));
   return out;
 }
 

@@ -8,6 +8,7 @@ import type { TaskDefinition } from "./types";
 /** Fields shown in their own rows; every other field is the type's own and listed after them. */
 const COMMON = new Set([
   "code",
+  "displayName",
   "type",
   "description",
   "upstream",
@@ -44,6 +45,11 @@ export function TaskDefinitionPanel(props: {
           ✕
         </button>
       </header>
+      {t.displayName ? (
+        <p>
+          <strong>{t.displayName}</strong>
+        </p>
+      ) : null}
       {t.description ? <p>{t.description}</p> : null}
       <dl className="facts">
         <dt>Type</dt>
