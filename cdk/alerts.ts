@@ -29,6 +29,9 @@ import { parseSecretName } from "../lib/core/secret-references.js";
 import { DETAIL_TYPES, EVENT_SOURCE } from "../lib/core/state-events.js";
 import { secretStatements } from "./secrets.js";
 
+/** The alerts function's timeout (docs/alerts.md "On AWS"). */
+export const ALERTS_TIMEOUT = Duration.minutes(5);
+
 /** One alert channel of the construct's `alerts` prop. */
 export type AlertChannelOptions =
   | {
@@ -105,7 +108,13 @@ function channelSecrets(
  * @throws Error for a channel name or e-mail address that cannot work (at synthesis).
  */
 export function addAlerts(scope: Construct, w: AlertsWiring): LambdaFn {
-  const fn = w.makeFunction("alerts", Duration.seconds(60));
+  // A pass sends up to 50 jobs, 8 at a time, each POST up to 10 s plus its content: minutes,
+  // not seconds. The deliverer stops taking jobs when less than one POST and a margin is left
+  // and claims a send for the rest of the invocation (lib/alerts/deliverer.ts), so a timeout
+  // never lets a claim lapse under a send still going. No reserved concurrency: claims are
+  // conditional writes, so parallel invocations never send one attempt twice, and a cap would
+  // throttle event bursts (one invocation per failed instance or task) into delays.
+  const fn = w.makeFunction("alerts", ALERTS_TIMEOUT);
   const channels: Record<string, unknown> = {};
   const secretNames = new Set<string>();
   let key: Key | undefined;

@@ -17,6 +17,8 @@ export interface ShoalProps {
    * `<prefix>-api` …, the bus `<prefix>-bus`, log groups `/<prefix>/…`, the dashboard, the
    * alarm topic, the ECS cluster. Two Shoal deployments in one account and region need two
    * prefixes. The CLI and standalone use the same value (`SHOAL_PREFIX`). Default "shoal".
+   * 1-53 letters, digits, `-` or `_` from a letter or digit: `<prefix>-dispatcher` is a Lambda
+   * function name (64 at most); checked at synthesis (cdk/name-limits.ts).
    */
   prefix?: string;
   /**
@@ -54,7 +56,9 @@ export interface ShoalProps {
   /**
    * Lambda worker groups: each gets five task queues (one per priority) and a worker function
    * (`<prefix>-worker` for "default", `<prefix>-worker-<group>` for the others). Tasks choose
-   * theirs with `workerGroup`. Default ["default"].
+   * theirs with `workerGroup`. Default ["default"]. At least one, each listed once and matching
+   * WORKER_GROUP_PATTERN, with `<prefix>-worker-<group>` at most 64 characters and
+   * `<prefix>-tasks-<group>-highest-dlq` at most 80 (checked at synthesis).
    */
   workerGroups?: string[];
   /**

@@ -31,6 +31,7 @@ import {
   type TierQueue,
 } from "./monitoring.js";
 import { suppressNag } from "./nag.js";
+import { checkPrefix, checkWorkerGroups } from "./name-limits.js";
 import { SECRET_NAG_SUPPRESSIONS, secretStatements } from "./secrets.js";
 import {
   type ShoalProps,
@@ -73,10 +74,14 @@ export class Shoal extends Construct {
   /** The dashboard, alarms and (with `alarmEmail`) the alarm topic. */
   readonly monitoring: ShoalMonitoring;
 
-  /** @throws Error on invalid props (retention, jwt with functionUrl, ARNs, ECS options). */
+  /**
+   * @throws Error on invalid props, naming the prop: prefix and worker groups that no resource
+   *   name allows (cdk/name-limits.ts), retention, jwt with functionUrl, ARNs, ECS options.
+   */
   constructor(scope: Construct, id: string, props: ShoalProps = {}) {
     super(scope, id);
     const prefix = props.prefix ?? "shoal";
+    checkPrefix(prefix);
     const names = resourceNames(prefix);
     const removal = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const outputPrefix = props.outputPrefix ?? "";
@@ -103,6 +108,7 @@ export class Shoal extends Construct {
     }
     const workerGroups = props.workerGroups ?? ["default"];
     const ecsGroup = props.ecsWorkers ? ecsWorkerSettings(props.ecsWorkers).group : undefined;
+    checkWorkerGroups(prefix, workerGroups, ecsGroup);
     if (ecsGroup !== undefined && workerGroups.includes(ecsGroup)) {
       throw new Error(
         `worker group '${ecsGroup}' cannot be served by both a Lambda worker and ECS`,

@@ -47,12 +47,24 @@ function bundledPackages(dirs: string[]): string[] {
   for (const file of dirs.flatMap(mapFiles)) {
     const map = JSON.parse(readFileSync(file, "utf8")) as { sources?: string[] };
     for (const source of map.sources ?? []) {
-      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source);
-      if (m?.[1]) names.add(m[1]);
+      // The whole node_modules path, nested ones included (`a/node_modules/b` is b, inside a).
+      const m = /((?:node_modules\/(?:@[^/]+\/)?[^/]+\/)+)/.exec(source);
+      if (m?.[1]) names.add(m[1].slice(0, -1));
     }
   }
-  return [...names].map((n) => join(ROOT, "node_modules", n)).filter((d) => existsSync(d));
+  return [...names].map((n) => join(ROOT, n)).filter((d) => existsSync(join(d, "package.json")));
 }
+
+/**
+ * Data that is not a package: examples/montage.yaml is generated from a WfCommons trace
+ * (examples/wfcommons/README.md), licensed LGPL-3.0, which supplements the GPL-3.0.
+ */
+const DATA = [
+  {
+    head: "examples/montage.yaml: derived from WfCommons WfInstances' Montage trace (pegasus/montage, https://github.com/wfcommons/WfInstances), GNU LGPL v3",
+    files: ["examples/wfcommons/LICENSE.LGPL-3.0.txt", "examples/wfcommons/LICENSE.GPL-3.0.txt"],
+  },
+];
 
 const LICENCE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown))?$/i;
 
@@ -103,9 +115,16 @@ writeFileSync(
   [
     "Third-party software in or installed with Shoal",
     `${count} packages: the production dependencies, and the packages bundled into the`,
-    "console and the Lambda bundles.",
+    "console and the Lambda bundles; then data the examples derive from.",
     "",
     ...groups.flatMap((g) => [rule, ...g.heads.map(([, head]) => head), "", g.text, ""]),
+    ...DATA.flatMap((d) => [
+      rule,
+      d.head,
+      "",
+      ...d.files.map((f) => readFileSync(join(ROOT, f), "utf8").trim()),
+      "",
+    ]),
   ].join("\n"),
 );
 process.stdout.write(`wrote ${OUT} (${count} packages, ${groups.length} licence texts)\n`);

@@ -1,15 +1,19 @@
 /**
  * Lambda handler of alerts: invoked by an EventBridge rule with Shoal's instance, task and misfire
- * events (each becomes the deliveries its rules ask for) and by a one-minute schedule (sends
- * what is due: retries). Each invocation then sends what is due now. Channels come from the
+ * events (each becomes the deliveries its rules ask for, sent at once; a failure to write them
+ * fails the invocation, which Lambda retries) and by a one-minute schedule (sends what is due:
+ * retries), within the invocation's time left (lib/alerts/lambda-event.ts). Channels come from the
  * SHOAL_ALERTS environment variable the construct sets (cdk/alerts.ts); a channel URL or header
  * value given as `${secret:NAME}` is read from Secrets Manager or SSM at each send (cached a
  * minute, lib/secrets/cached-source.ts) with the grants the construct gave this function.
  */
-import type { EventBridgeEvent } from "aws-lambda";
+import type { Context, EventBridgeEvent } from "aws-lambda";
 import { Alerts } from "../../lib/alerts/alerts.js";
 import { alertsConfigFromEnv } from "../../lib/alerts/channels.js";
-import type { DeliveryReport } from "../../lib/alerts/deliverer.js";
+import {
+  type AlertsInvocationReport,
+  handleAlertsInvocation,
+} from "../../lib/alerts/lambda-event.js";
 import { snsEmailPublisher } from "../../lib/alerts/sns-email.js";
 import { configFromEnv } from "../../lib/aws/config.js";
 import { createRuntime } from "../../lib/runtime/runtime.js";
@@ -34,10 +38,14 @@ const alerts = new Alerts({
   retentionDays: rt.config.instanceRetentionDays,
 });
 
-export const handler = async (
+export const handler = (
   event: EventBridgeEvent<string, unknown>,
-): Promise<DeliveryReport & { created: number }> => {
-  const created = event.source === "shoal" ? await alerts.onEvent(event as never) : [];
-  const report = await alerts.deliverDue();
-  return { ...report, created: created.length };
-};
+  context?: Pick<Context, "getRemainingTimeInMillis">,
+): Promise<AlertsInvocationReport> =>
+  handleAlertsInvocation(alerts, event as unknown as Record<string, unknown>, {
+    // Lambda always passes it; a caller without one (a local harness) gets no time limit.
+    ...(context?.getRemainingTimeInMillis
+      ? { remainingMs: () => context.getRemainingTimeInMillis() }
+      : {}),
+    log: rt.log,
+  });

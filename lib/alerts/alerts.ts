@@ -12,7 +12,7 @@ import type { ScheduleStore } from "../store/schedules.js";
 import type { Store } from "../store/store.js";
 import type { AlertsConfig } from "./channels.js";
 import { alertsConfigSchema } from "./channels.js";
-import { AlertDeliverer, type DeliveryReport } from "./deliverer.js";
+import { AlertDeliverer, type DeliveryReport, type PassOptions } from "./deliverer.js";
 import type { DeliveryRecord } from "./deliveries.js";
 import { DynamoDeliveries } from "./dynamo-deliveries.js";
 import { type BusEventLike, enqueueAlerts } from "./enqueue.js";
@@ -83,21 +83,31 @@ export class Alerts {
   }
 
   /**
-   * Writes the deliveries one event asks for. Never throws: a failure is logged (the event's
-   * state is written already; the alert is lost, as an event is, docs/alerts.md).
+   * Writes the deliveries one event asks for (idempotent: a repeated event writes nothing).
+   * @returns the deliveries this call created.
+   * @throws store errors (throttling past the SDK's retries): the alerts Lambda lets them out so
+   *   that Lambda retries the event.
+   */
+  enqueue(event: BusEventLike): Promise<DeliveryRecord[]> {
+    return enqueueAlerts(
+      {
+        store: this.opts.store,
+        definitions: this.opts.definitions,
+        schedules: this.opts.schedules,
+        deliveries: this.deliveries,
+        now: this.opts.now,
+      },
+      event,
+    );
+  }
+
+  /**
+   * {@link enqueue} for standalone's in-process bus, which has no retry: never throws, a failure
+   * is logged (the event's state is written already; the alert is lost, docs/alerts.md).
    */
   async onEvent(event: BusEventLike): Promise<DeliveryRecord[]> {
     try {
-      return await enqueueAlerts(
-        {
-          store: this.opts.store,
-          definitions: this.opts.definitions,
-          schedules: this.opts.schedules,
-          deliveries: this.deliveries,
-          now: this.opts.now,
-        },
-        event,
-      );
+      return await this.enqueue(event);
     } catch (e) {
       this.opts.log?.("alerts: event not turned into alerts", {
         detailType: String(event["detail-type"]),
@@ -108,7 +118,15 @@ export class Alerts {
   }
 
   /** Sends what is due (one page). @throws store errors (the caller's loop logs them). */
-  deliverDue(): Promise<DeliveryReport> {
-    return this.deliverer.deliverDue();
+  deliverDue(opts: PassOptions = {}): Promise<DeliveryReport> {
+    return this.deliverer.deliverDue(opts);
+  }
+
+  /** Sends the deliveries `enqueue` just created. @throws store errors. */
+  deliverCreated(
+    records: readonly DeliveryRecord[],
+    opts: PassOptions = {},
+  ): Promise<DeliveryReport> {
+    return this.deliverer.deliverCreated(records, opts);
   }
 }

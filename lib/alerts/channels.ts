@@ -110,7 +110,11 @@ export function parseAlertsConfig(text: string, origin: string): AlertsConfig {
   try {
     doc = parseYaml(text);
   } catch (e) {
-    throw new AlertsConfigError(`${origin}: not YAML or JSON (${(e as Error).message})`);
+    // The parser's message quotes the text around the error (a literal URL, a header value):
+    // say where, never what (as lib/secrets/file-source.ts does).
+    const pos = (e as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+    const where = pos ? ` (line ${pos.line}, column ${pos.col})` : "";
+    throw new AlertsConfigError(`${origin}: not YAML or JSON${where}`);
   }
   const parsed = alertsConfigSchema.safeParse(doc ?? {});
   if (!parsed.success) {

@@ -17,10 +17,6 @@ import {
   MAX_FAILED_TASKS,
 } from "./format.js";
 
-/** Lines read per page while looking for a log's end, and pages at most (a tail of a huge log is skipped). */
-const PAGE_LINES = 1_000;
-const MAX_PAGES = 50;
-
 export interface ContentDeps {
   store: Store;
   definitions?: DefinitionCache;
@@ -32,24 +28,16 @@ export interface ContentDeps {
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /**
- * The last {@link LOG_TAIL_LINES} lines of an attempt's log ([] when it has none or cannot be
- * read: an alert goes out without them rather than not at all).
+ * The last {@link LOG_TAIL_LINES} lines of an attempt's log, read from its end (the port's
+ * `tail`: one or a few reads however long the log); [] when it has none or cannot be read (an
+ * alert goes out without them rather than not at all).
  */
 export async function logTail(logs: TaskLogs, key: TaskLogKey): Promise<string[]> {
-  let tail: string[] = [];
-  let token: string | undefined;
   try {
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const p = await logs.read(key, { limit: PAGE_LINES, ...(token ? { nextToken: token } : {}) });
-      tail = [...tail, ...p.lines.map((l) => l.message)].slice(-LOG_TAIL_LINES);
-      // A page that ends the log (no token, or the same token again: nothing more yet).
-      if (!p.nextToken || p.nextToken === token || p.lines.length === 0) break;
-      token = p.nextToken;
-    }
+    return (await logs.tail(key, LOG_TAIL_LINES)).map((l) => l.message);
   } catch {
-    return tail;
+    return [];
   }
-  return tail;
 }
 
 /** The latest attempt of every task that ended FAILURE or KILLED. */

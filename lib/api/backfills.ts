@@ -12,9 +12,9 @@ import { conflict, notFound, RequestError, validationError } from "../core/error
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming } from "../core/schedule-check.js";
 import { exceedsFireCount, fireTimesBetween } from "../core/schedule-time.js";
-import { params, priority } from "../core/schema-parts.js";
+import { priority } from "../core/schema-parts.js";
 import { isTimeZone, zoneSuggestion } from "../core/time-zones.js";
-import { checkName, parseWithSchema } from "../core/validate.js";
+import { checkName, parseWithSchema, runParams } from "../core/validate.js";
 import { advanceBackfill, DEFAULT_BACKFILL_PRIORITY } from "../engine/backfill-progress.js";
 import type { RunDeps } from "../engine/scheduling-deps.js";
 import type { BackfillRecord, BackfillState, BackfillSummary } from "../store/backfills.js";
@@ -49,7 +49,7 @@ export const backfillSchema = z.strictObject({
     .default(2),
   order: z.enum(["ASC", "DESC"], { error: "must be ASC or DESC" }).default("ASC"),
   priority: priority.default(DEFAULT_BACKFILL_PRIORITY),
-  params: params.default({}),
+  params: runParams.default({}),
   failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).optional(),
   dryRun: z.boolean({ error: "must be true or false" }).default(false),
 });

@@ -13,9 +13,9 @@ import { conflict, notFound, validationError } from "../core/errors.js";
 import { FAILURE_STRATEGIES } from "../core/model.js";
 import { checkTiming } from "../core/schedule-check.js";
 import { nextFireTimes } from "../core/schedule-time.js";
-import { name, params, priority, WORKER_GROUP_PATTERN } from "../core/schema-parts.js";
+import { name, priority, WORKER_GROUP_PATTERN } from "../core/schema-parts.js";
 import { DEFAULT_ZONE } from "../core/time-params.js";
-import { parseWithSchema } from "../core/validate.js";
+import { parseWithSchema, runParams } from "../core/validate.js";
 import type { FireRecord } from "../store/fires.js";
 import type { WorkflowHead } from "../store/records.js";
 import type { ScheduleRecord } from "../store/schedules.js";
@@ -45,7 +45,7 @@ export const scheduleSchema = z.strictObject({
   timezone: z.string().max(64).optional(),
   startTime: isoInstant.optional(),
   endTime: isoInstant.optional(),
-  params: params.default({}),
+  params: runParams.default({}),
   priority: priority.optional(),
   failureStrategy: z.enum(FAILURE_STRATEGIES, { error: "must be END or CONTINUE" }).optional(),
   workerGroup: z

@@ -154,6 +154,8 @@ export function secretReferenceIssues(task: SecretCheckedTask): SecretIssue[] {
     resolved(["url"], task.url);
     for (const [k, v] of Object.entries(task.headers ?? {})) resolved(["headers", k], v);
     resolved(["body"], task.body);
+    const problem = httpDestinationProblem(task);
+    if (problem) issues.push({ path: ["url"], message: problem });
   }
   const own =
     "secret references work in SHELL commands and HTTP url, headers and body; let the function or state machine read the secret itself";
@@ -162,14 +164,68 @@ export function secretReferenceIssues(task: SecretCheckedTask): SecretIssue[] {
     refused(["input"], task.input, own);
     refused(["executionName"], task.executionName, own);
   }
-  for (const [k, v] of Object.entries(task.params ?? {})) {
-    refused(
-      ["params", k],
-      v,
-      "parameter values are stored and shown as they are; put the reference in the command (or use the task's secrets field)",
-    );
+  issues.push(...paramSecretIssues(task.params, ["params"], PARAM_VALUE_RULE));
+  return issues;
+}
+
+/** Why a parameter value cannot hold a reference (task and workflow parameters). */
+export const PARAM_VALUE_RULE =
+  "parameter values are stored and shown as they are; put the reference in the command (or use the task's secrets field)";
+
+/** Why a run's parameter value cannot hold a reference. */
+export const RUN_PARAM_VALUE_RULE =
+  "a run's parameters are plain text and never resolve secrets; put the reference in the task definition (command, or the task's secrets field)";
+
+/**
+ * A `${secret:…}` in a parameter value, refused (`PUT` of a workflow: task and workflow
+ * `params`; `POST …/runs`: the run's `params`): the value is stored, sent and shown as it is and
+ * would never be resolved. One issue per value, at `prefix` + the parameter's name.
+ */
+export function paramSecretIssues(
+  params: Record<string, string> | undefined,
+  prefix: string[],
+  why: string,
+): SecretIssue[] {
+  const issues: SecretIssue[] = [];
+  for (const [k, v] of Object.entries(params ?? {})) {
+    const r = findSecretReferences(v)[0];
+    if (r) {
+      issues.push({
+        path: [...prefix, k],
+        message: `\${secret:${r.name.slice(0, 80)}} is not resolved here: ${why}`,
+      });
+    }
   }
   return issues;
+}
+
+/** A parameter reference, `${name}` or a time expression `$[…]` (lib/core/params.ts). */
+const PARAM_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_.]*\}|\$\[[^\]\n]*\]/;
+
+/**
+ * The URL's destination: scheme, user info, host and port, that is everything before the first
+ * `/` after `//` (or before the first `/` when there is no `//`; the whole URL when there is
+ * neither).
+ */
+function urlDestination(url: string): string {
+  const slashes = url.indexOf("//");
+  const from = slashes < 0 ? 0 : slashes + 2;
+  const path = url.indexOf("/", from);
+  return path < 0 ? url : url.slice(0, path);
+}
+
+/**
+ * Why an HTTP task that sends a secret (a reference in its url, headers or body) may not take
+ * its destination from a parameter: a run's parameters (`-p host=evil`) would send the secret
+ * elsewhere. Parameters in the path and query stay allowed. Undefined when there is no problem.
+ */
+export function httpDestinationProblem(task: SecretCheckedTask): string | undefined {
+  if (task.type !== "HTTP" || task.url === undefined) return undefined;
+  const texts = [task.url, task.body ?? "", ...Object.values(task.headers ?? {})];
+  if (!texts.some((t) => findSecretReferences(t).length > 0)) return undefined;
+  const ref = PARAM_REFERENCE.exec(urlDestination(task.url));
+  if (!ref) return undefined;
+  return `${ref[0].slice(0, 80)} is not allowed before the URL's path in an HTTP task that uses secrets: a run's parameters could send the secret to another host; write the scheme, host and port as text (parameters may stay in the path and query)`;
 }
 
 /**

@@ -29,11 +29,31 @@ import {
   taskCode,
   WORKER_GROUP_PATTERN,
 } from "./schema-parts.js";
+import { PARAM_VALUE_RULE, paramSecretIssues, RUN_PARAM_VALUE_RULE } from "./secret-references.js";
 import { isTimeZone, timeZoneProblem } from "./time-zones.js";
 import { fieldsOfOtherTypes, TASK_TYPE_FIELDS, taskSchema } from "./validate-tasks.js";
 
 export { LIMITS, NAME_PATTERN, WORKER_GROUP_PATTERN } from "./schema-parts.js";
 export { taskSchema } from "./validate-tasks.js";
+
+/**
+ * A refinement of a `params` map refusing `${secret:…}` in its values (never resolved there:
+ * docs/secrets.md), one issue per value at the parameter's name.
+ */
+function refuseSecrets(why: string) {
+  return (value: Record<string, string>, ctx: z.RefinementCtx) => {
+    for (const issue of paramSecretIssues(value, [], why)) {
+      ctx.addIssue({ code: "custom", ...issue });
+    }
+  };
+}
+
+/**
+ * The `params` of what starts runs (a run, a schedule, a backfill): a parameter map whose values
+ * may not hold `${secret:…}`, which only a task definition's command, URL, headers and body
+ * resolve.
+ */
+export const runParams = params.superRefine(refuseSecrets(RUN_PARAM_VALUE_RULE));
 
 /** Schema of the WorkflowDefinition body of `PUT /v1/workflows/{name}`. */
 export const workflowSchema = z.strictObject({
@@ -48,7 +68,7 @@ export const workflowSchema = z.strictObject({
     .max(64)
     .refine(isTimeZone, { error: (iss) => timeZoneProblem(String(iss.input)) })
     .optional(),
-  params: params.default({}),
+  params: params.superRefine(refuseSecrets(PARAM_VALUE_RULE)).default({}),
   tasks: z
     .array(taskSchema)
     .min(1, { error: "a workflow needs at least one task" })
@@ -58,7 +78,7 @@ export const workflowSchema = z.strictObject({
 
 /** Schema of the body of `POST /v1/workflows/{name}/runs`. */
 export const runSchema = z.strictObject({
-  params: params.default({}),
+  params: runParams.default({}),
   priority: priority.optional(),
   startTasks: z
     .array(taskCode)

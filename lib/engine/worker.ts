@@ -15,7 +15,7 @@ import type { TaskLogs, TaskLogWriter } from "../logs/task-log.js";
 import type { TaskMessage } from "../queue/messages.js";
 import type { Queues } from "../queue/queues.js";
 import { prepareAttemptTask, secretClientsOf, secretOutError } from "../secrets/attempt-secrets.js";
-import { MASK, type SecretMasker } from "../secrets/mask.js";
+import type { SecretMasker } from "../secrets/mask.js";
 import { SecretReadError, type SecretSource } from "../secrets/secret-source.js";
 import { secretSourceFromEnv } from "../secrets/sources.js";
 import type { Store } from "../store/store.js";
@@ -233,20 +233,23 @@ export class Worker {
     // A SHELL task sets OUT parameters with `${setValue(name=value)}` lines (DolphinScheduler).
     const outs = new OutParams();
     let outError: string | undefined;
-    // Set once the attempt's secrets are resolved: every line is masked before it is written
-    // or parsed, and an OUT value that held a secret is refused (never stored, even masked).
+    // Set once the attempt's secrets are resolved: every line is masked before it is written,
+    // and an OUT value that holds a secret is refused (never stored, even masked).
     let masker: SecretMasker | undefined;
+    // OUT values are read from the raw line: masking first would let a short value mangle the
+    // `${setValue(…)}` itself, and the value be lost without a word.
+    const parseOuts = (raw: string) => {
+      if (!raw.includes("setValue(")) return;
+      for (const { name, value } of parseSetValues(raw)) {
+        outError ??= masker?.contains(value) ? secretOutError(name) : outs.set(name, value);
+      }
+    };
     const log: TaskLogWriter = {
       write: (raw: string, at?: number) => {
-        const line = masker ? masker.mask(raw) : raw;
-        fileLog.write(line, at);
-        if (msg.task.type !== "SHELL" || !line.includes("setValue(")) return;
-        for (const { name, value } of parseSetValues(line)) {
-          outError ??=
-            masker && !masker.empty && value.includes(MASK)
-              ? secretOutError(name)
-              : outs.set(name, value);
-        }
+        fileLog.write(masker ? masker.mask(raw) : raw, at);
+        // With secrets, a SHELL task's lines arrive here masked: its raw lines come through
+        // the masker's streams instead (withRawLines below).
+        if (msg.task.type === "SHELL" && !masker) parseOuts(raw);
       },
       close: () => fileLog.close(),
     };
@@ -362,7 +365,9 @@ export class Worker {
         workDir,
         clients: deps.clients,
         processGroup: attempt.record.processGroup,
-        ...(masker ? { masker } : {}),
+        ...(masker
+          ? { masker: task.type === "SHELL" ? masker.withRawLines(parseOuts) : masker }
+          : {}),
         warn: (raw) => {
           const warning = masker ? masker.mask(raw) : raw;
           deps.store

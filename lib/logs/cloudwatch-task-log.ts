@@ -55,6 +55,7 @@ export interface CloudWatchTaskLogsOptions {
  *   attempt appends to it) and returns a buffering writer; see `write`/`close` below.
  * - `read` pages with GetLogEvents (`startFromHead: true`); the returned `nextToken` is always
  *   present, so a follower can poll; when nothing new exists it is the token passed in.
+ * - `tail` reads the end with GetLogEvents (`startFromHead: false`) and its backward token.
  */
 export class CloudWatchTaskLogs implements TaskLogs {
   private readonly logGroupName: string;
@@ -165,6 +166,46 @@ export class CloudWatchTaskLogs implements TaskLogs {
       token = next;
     }
     return { lines, nextToken: encodeReadToken(stream, { t: token, a: at, n: count }) };
+  }
+
+  /**
+   * The last `limit` lines: GetLogEvents with `startFromHead: false` (the latest events, in
+   * time order), then its backward token while a page came back short (the API may return
+   * fewer events than asked while more exist), at most {@link MAX_READ_CALLS} calls. A stream
+   * that does not exist yet reads as [].
+   * @throws GetLogEvents errors other than ResourceNotFoundException.
+   */
+  async tail(key: TaskLogKey, limit: number): Promise<LogLine[]> {
+    if (limit <= 0) return [];
+    const stream = logStreamName(key);
+    let lines: LogLine[] = [];
+    let token: string | undefined;
+    for (let calls = 0; lines.length < limit && calls < MAX_READ_CALLS; calls++) {
+      let out: GetLogEventsCommandOutput;
+      try {
+        out = await this.client().send(
+          new GetLogEventsCommand({
+            logGroupName: this.logGroupName,
+            logStreamName: stream,
+            startFromHead: false,
+            limit: Math.min(MAX_GET_EVENTS, limit - lines.length),
+            ...(token !== undefined ? { nextToken: token } : {}),
+          }),
+        );
+      } catch (e) {
+        if (errorName(e) === "ResourceNotFoundException") break;
+        throw e;
+      }
+      const page = (out.events ?? []).map((ev) => ({
+        timestamp: new Date(ev.timestamp ?? 0).toISOString(),
+        message: ev.message ?? "",
+      }));
+      lines = [...page, ...lines];
+      const back = out.nextBackwardToken;
+      if (back === undefined || back === token) break; // the head of the stream
+      token = back;
+    }
+    return lines.slice(-limit);
   }
 
   /** CreateLogStream with retries; an existing stream is success. Never rejects. */

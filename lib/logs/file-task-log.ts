@@ -16,6 +16,8 @@ import {
 } from "./task-log.js";
 
 const READ_CHUNK = 256 * 1024;
+/** Bytes `tail` reads back from the end at most (a log of few, huge lines). */
+const TAIL_MAX_BYTES = 4 * 1024 * 1024;
 
 export class FileTaskLogs implements TaskLogs {
   constructor(private readonly dir: string) {}
@@ -38,6 +40,55 @@ export class FileTaskLogs implements TaskLogs {
         return new Promise<void>((resolve) => stream.end(() => resolve()));
       },
     };
+  }
+
+  /** The last `limit` complete lines, read backwards from the file's end in chunks. */
+  async tail(key: TaskLogKey, limit: number): Promise<LogLine[]> {
+    if (limit <= 0) return [];
+    let fh: Awaited<ReturnType<typeof open>>;
+    try {
+      fh = await open(this.path(key), "r");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw e;
+    }
+    try {
+      const { size } = await fh.stat();
+      let data = Buffer.alloc(0);
+      let start = size;
+      // Lines end with "\n"; bytes after the last one are a line still being written. `cut`
+      // counts the bytes from the last "\n" (included) to the end of the file.
+      let cut = -1;
+      while (start > 0 && size - start < TAIL_MAX_BYTES) {
+        const len = Math.min(READ_CHUNK, start);
+        const buf = Buffer.alloc(len);
+        const { bytesRead } = await fh.read(buf, 0, len, start - len);
+        start -= len;
+        data = Buffer.concat([buf.subarray(0, bytesRead), data]);
+        if (cut < 0) {
+          const last = data.lastIndexOf(10);
+          if (last < 0) continue;
+          cut = data.length - last;
+        }
+        let found = 0;
+        for (let i = data.indexOf(10); i >= 0; i = data.indexOf(10, i + 1)) found++;
+        // `limit` + 1 newlines: the first line wanted starts after the extra one.
+        if (found > limit) break;
+      }
+      if (cut < 0) return [];
+      const text = data
+        .subarray(0, data.length - cut)
+        .toString("utf8")
+        .split("\n");
+      // Unless the file's start was reached, the first piece may be a line's cut end.
+      const whole = start === 0 ? text : text.slice(1);
+      return whole.slice(-limit).map((raw) => {
+        const tab = raw.indexOf("\t");
+        return { timestamp: raw.slice(0, tab), message: raw.slice(tab + 1) };
+      });
+    } finally {
+      await fh.close();
+    }
   }
 
   async read(key: TaskLogKey, opts: { nextToken?: string; limit: number }): Promise<LogPage> {

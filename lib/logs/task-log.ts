@@ -37,6 +37,14 @@ export interface TaskLogs {
    * @throws RequestError ValidationError for a token this store did not hand out.
    */
   read(key: TaskLogKey, opts: { nextToken?: string; limit: number }): Promise<LogPage>;
+  /**
+   * The last `limit` complete lines of the log, oldest first: the log's true end, however long
+   * the log (read backwards; a line still being written is left out). Fewer when the log has
+   * fewer, or when an adapter's bound on one read is reached (then the lines nearest the end);
+   * [] for a log not written yet. Alerts quote it (lib/alerts/content.ts).
+   * @throws the store's read errors (access, throttling past the SDK's retries).
+   */
+  tail(key: TaskLogKey, limit: number): Promise<LogLine[]>;
   /** A link to read the log outside Shoal (the CloudWatch console), where there is one. */
   url?(key: TaskLogKey): string;
 }

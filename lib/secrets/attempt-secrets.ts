@@ -5,7 +5,7 @@
  */
 import type { WorkerTaskDefinition } from "../core/model.js";
 import type { SecretMasker } from "./mask.js";
-import { resolveSecrets } from "./resolve.js";
+import { checkMaskable, resolveSecrets } from "./resolve.js";
 import type { SecretSource } from "./secret-source.js";
 import type { SecretClients } from "./sources.js";
 import { applySecrets, protectSecretReferences } from "./task-secrets.js";
@@ -23,7 +23,8 @@ export interface AttemptTask {
  * `task` with its parameters substituted by `substitute` and its secrets read from `source`
  * (only when it uses any: `source` is not called otherwise).
  * @throws ParamError from `substitute` or for a SHELL reference that cannot be placed safely;
- *   SecretReadError for a secret that cannot be read or used.
+ *   SecretReadError for a secret that cannot be read or used, or whose value is too short to
+ *   be masked (resolve.ts, {@link checkMaskable}).
  */
 export async function prepareAttemptTask(
   task: WorkerTaskDefinition,
@@ -35,6 +36,7 @@ export async function prepareAttemptTask(
   const substituted = substitute(guarded?.task ?? task);
   if (!guarded) return { task: substituted, env: {} };
   const values = await resolveSecrets(guarded.names, source());
+  checkMaskable(values);
   return applySecrets(substituted, guarded, values);
 }
 

@@ -2,8 +2,11 @@
  * Secrets from the worker's own environment: `${secret:NAME}` reads `SHOAL_SECRET_<NAME>`, where
  * <NAME> is the name without `#key`, upper-cased, every character other than A-Z and 0-9
  * becoming `_` (`db-password` → SHOAL_SECRET_DB_PASSWORD, `ssm:/prod/db/pw` →
- * SHOAL_SECRET_SSM__PROD_DB_PW). Task processes never inherit these variables
- * (lib/tasks/shell.ts drops every SHOAL_* of the worker's environment).
+ * SHOAL_SECRET_SSM__PROD_DB_PW); so `prod/db` and `prod-db` read the same variable. Task
+ * processes do not inherit these variables (lib/tasks/shell.ts drops every SHOAL_* of the
+ * worker's environment), but a task runs as the worker's OS user and can read them in
+ * /proc/<worker pid>/environ: this keeps values out of logs, not from other tasks
+ * (docs/secrets.md, "What a task can read").
  */
 import type { SecretName } from "../core/secret-references.js";
 import type { SecretSource } from "./secret-source.js";

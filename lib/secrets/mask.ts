@@ -1,7 +1,9 @@
 /**
  * Masking of secret values in what a task prints and reports: every occurrence of a value a
- * task resolved becomes `***` before a line reaches the task log, before OUT parameters are
- * parsed from it, and in the attempt's error and warnings (lib/engine/worker.ts). Overlapping
+ * task resolved becomes `***` before a line reaches the task log, and in the attempt's error and
+ * warnings (lib/engine/worker.ts). OUT parameters are parsed from the raw lines instead
+ * ({@link SecretMasker.withRawLines}): masking first would let a short value mangle
+ * `${setValue(…)}` itself, and the worker refuses an OUT value holding a secret anyway. Overlapping
  * or adjacent occurrences of several secrets become one `***`. What is masked, per value: the
  * value itself, its URL-encoded form (an HTTP URL carries that), and each line of 8 characters
  * or more of a value that spans lines (a task may print one line of a key at a time). A value
@@ -13,6 +15,12 @@ export const MASK = "***";
 
 /** Lines of a multi-line value shorter than this are not masked on their own (`{`, `-----`). */
 const MIN_LINE_MASK = 8;
+
+/**
+ * A raw line longer than this is handed on in pieces, as lib/tasks/shell.ts writes a line
+ * without newline once it gets this long (so both see the same lines).
+ */
+const MAX_RAW_LINE = 16_384;
 
 /** Positions of `text` covered by an occurrence of a value (overlapping occurrences included). */
 function coverage(text: string, values: readonly string[], coveredPrefix = 0): Uint8Array {
@@ -53,10 +61,19 @@ export class SecretMasker {
   /** Every masked form, longest first. */
   readonly forms: readonly string[];
   private readonly longest: number;
+  private readonly values: readonly string[];
 
-  constructor(values: Iterable<string>) {
+  /**
+   * @param values the values the attempt resolved.
+   * @param onRawLine given each raw line its streams see, before masking (see {@link withRawLines}).
+   */
+  constructor(
+    values: Iterable<string>,
+    private readonly onRawLine?: (line: string) => void,
+  ) {
+    this.values = [...values];
     const forms = new Set<string>();
-    for (const v of values) {
+    for (const v of this.values) {
       if (v === "") continue;
       forms.add(v);
       const encoded = encodeURIComponent(v);
@@ -94,7 +111,16 @@ export class SecretMasker {
    * back until the next chunk (or {@link StreamMasker.end}).
    */
   stream(): StreamMasker {
-    return new StreamMasker(this.forms, this.longest);
+    return new StreamMasker(this.forms, this.longest, this.onRawLine);
+  }
+
+  /**
+   * The same masking, whose streams also hand each raw line (split at `\n`, unmasked) to
+   * `onRawLine` before they mask it: the worker reads `${setValue(name=value)}` from the raw
+   * text of a SHELL task's output, and never from its masked log line.
+   */
+  withRawLines(onRawLine: (line: string) => void): SecretMasker {
+    return new SecretMasker(this.values, onRawLine);
   }
 }
 
@@ -105,14 +131,18 @@ export class StreamMasker {
   private carryCovered = 0;
   /** The last text given out ended inside a masked run. */
   private endedMasked = false;
+  /** The raw text after the last `\n`, for `onRawLine`. */
+  private rawCarry = "";
 
   constructor(
     private readonly forms: readonly string[],
     private readonly longest: number,
+    private readonly onRawLine?: (line: string) => void,
   ) {}
 
   /** The masked text that can be given out now (possibly empty). */
   push(chunk: string): string {
+    this.tapRaw(chunk);
     if (this.forms.length === 0) return chunk;
     const text = this.carry + chunk;
     const cov = coverage(text, this.forms, this.carryCovered);
@@ -130,6 +160,8 @@ export class StreamMasker {
 
   /** The rest, masked (the stream ended). */
   end(): string {
+    if (this.onRawLine && this.rawCarry !== "") this.onRawLine(this.rawCarry);
+    this.rawCarry = "";
     if (this.carry === "") return "";
     const cov = coverage(this.carry, this.forms, this.carryCovered);
     const out = render(this.carry, cov, this.carry.length, this.endedMasked && cov[0] === 1);
@@ -137,6 +169,18 @@ export class StreamMasker {
     this.carryCovered = 0;
     this.endedMasked = false;
     return out;
+  }
+
+  /** Hands each complete raw line of `chunk` (with what came before) to `onRawLine`. */
+  private tapRaw(chunk: string): void {
+    if (!this.onRawLine) return;
+    const parts = (this.rawCarry + chunk).split("\n");
+    this.rawCarry = parts.pop() ?? "";
+    for (const p of parts) this.onRawLine(p);
+    if (this.rawCarry.length > MAX_RAW_LINE) {
+      this.onRawLine(this.rawCarry);
+      this.rawCarry = "";
+    }
   }
 
   /** The first position from which the text's end could be the start of a value. */

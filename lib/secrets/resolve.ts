@@ -6,6 +6,28 @@
 import { parseSecretName, type SecretName } from "../core/secret-references.js";
 import { SecretReadError, type SecretSource } from "./secret-source.js";
 
+/**
+ * A task's values shorter than this (in characters) are refused: masking `a` or `on` would turn
+ * every occurrence of that text in the attempt's log into `***`. An empty value is allowed
+ * (there is nothing to mask).
+ */
+export const MIN_SECRET_CHARS = 4;
+
+/**
+ * @throws SecretReadError for a value of 1 to {@link MIN_SECRET_CHARS} - 1 characters, naming
+ *   its secret.
+ */
+export function checkMaskable(values: ReadonlyMap<string, string>): void {
+  for (const [name, value] of values) {
+    const chars = [...value].length;
+    if (chars > 0 && chars < MIN_SECRET_CHARS) {
+      throw new SecretReadError(
+        `secret '${name}' is shorter than ${MIN_SECRET_CHARS} characters; it cannot be masked reliably`,
+      );
+    }
+  }
+}
+
 /** A field of a JSON object secret, as text (strings as they are, other JSON values as JSON). */
 function pickKey(name: SecretName, whole: string): string {
   let doc: unknown;

@@ -51,7 +51,11 @@ function pipeLines(
 /**
  * The worker's environment minus its own static AWS credentials and Shoal's settings: a task
  * gets its own permissions (an instance or task role reaches it through the SDK's usual
- * providers), never the scheduler's keys.
+ * providers), never the scheduler's keys. On ECS that role is the worker's own
+ * (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI stays): a task can read every secret of the stack's
+ * `taskSecrets` itself, and in standalone it can read the secrets file and the worker's
+ * /proc/<pid>/environ. Dropping SHOAL_* keeps values out of what a task prints by accident; it
+ * isolates nothing (docs/secrets.md, "What a task can read").
  */
 let baseEnv: NodeJS.ProcessEnv | undefined;
 

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${secret:…} is Shoal's reference syntax, not a JS template
 /**
  * The deliverer's at-least-once guarantees, on the emulators through the real AWS SDK, with a local
  * HTTP receiver: a repeated event adds no delivery; two deliverers racing send once; a deliverer
@@ -8,7 +9,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAlertsConfig } from "../../lib/alerts/channels.js";
-import { AlertDeliverer } from "../../lib/alerts/deliverer.js";
+import { AlertDeliverer, type DelivererDeps } from "../../lib/alerts/deliverer.js";
 import type { DeliveryRecord } from "../../lib/alerts/deliveries.js";
 import { DynamoDeliveries } from "../../lib/alerts/dynamo-deliveries.js";
 import type { Store } from "../../lib/store/store.js";
@@ -19,6 +20,7 @@ describe("alert delivery", () => {
   let url = "";
   const got: Array<{ headers: IncomingHttpHeaders; body: { deliveryId: string } }> = [];
   let answer = 200;
+  let echo = false;
   let deliveries: DynamoDeliveries;
   let clock = 1_700_000_000_000;
 
@@ -30,7 +32,9 @@ describe("alert delivery", () => {
       });
       req.on("end", () => {
         got.push({ headers: req.headers, body: JSON.parse(text) });
-        res.writeHead(answer).end();
+        // A receiver that quotes the request in its error page.
+        if (echo) res.writeHead(500).end(`echo ${req.headers.authorization}\nat ${req.url}`);
+        else res.writeHead(answer).end();
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -42,16 +46,23 @@ describe("alert delivery", () => {
     server.close();
   });
 
-  const deliverer = () =>
+  const deliverer = (more: Partial<DelivererDeps> = {}) =>
     new AlertDeliverer({
       // A misfire's alert reads nothing from the engine's store.
       store: {} as Store,
       deliveries,
       config: parseAlertsConfig(
-        `channels: { ops: { type: webhook, url: "${url}/hook" } }\ndelivery: { attempts: 3, backoffSeconds: [10, 20] }`,
+        [
+          "channels:",
+          `  ops: { type: webhook, url: "${url}/hook" }`,
+          `  lit: { type: webhook, url: "${url}/hook/p4th-t0k3n?key=qu3ry-t0k3n", headers: { Authorization: "Bearer literaltoken123" } }`,
+          "  slow: { type: webhook, url: '${secret:slow-url}' }",
+          "delivery: { attempts: 3, backoffSeconds: [10, 20] }",
+        ].join("\n"),
         "test",
       ),
       now: () => clock,
+      ...more,
     });
 
   const record = (id: string): DeliveryRecord => ({
@@ -132,5 +143,63 @@ describe("alert delivery", () => {
     });
     expect(sentFor(rec.deliveryId)).toHaveLength(3);
     answer = 200;
+  });
+
+  it("a receiver echoing the request: no header value, path or query in lastError or the log", async () => {
+    echo = true;
+    const rec = { ...record("echo"), channel: "lit" };
+    await deliveries.create(rec);
+    const logged: string[] = [];
+    const d = deliverer({ log: (msg, fields) => logged.push(`${msg} ${JSON.stringify(fields)}`) });
+    expect((await d.deliverDue()).retrying).toBe(1);
+    echo = false;
+    expect(sentFor(rec.deliveryId)[0]?.headers.authorization).toBe("Bearer literaltoken123");
+    const stored = await deliveries.get(rec.subject, rec.deliveryId);
+    expect(stored?.lastError).toBe("HTTP 500: echo *** at /<path>?<query>");
+    const text = JSON.stringify(stored) + logged.join("\n");
+    for (const leak of ["literaltoken123", "p4th-t0k3n", "qu3ry-t0k3n"]) {
+      expect(text).not.toContain(leak);
+    }
+    clock += 3_600_000; // past its retries: out of the later tests' way
+    await d.deliverDue();
+    await d.deliverDue();
+  });
+
+  it("content first, then the claim: a slow build does not eat the claim; short of time, no claim", async () => {
+    const rec = { ...record("slow"), channel: "slow" };
+    await deliveries.create(rec);
+    const seen: Array<Partial<DeliveryRecord> | undefined> = [];
+    // Reading the channel's secret (before the content) takes 30 s.
+    const secrets = () => ({
+      get: async () => {
+        seen.push(await deliveries.get(rec.subject, rec.deliveryId));
+        clock += 30_000;
+        return `${url}/hook`;
+      },
+      where: () => "test",
+    });
+    // Short of one POST (10 s) plus the content margin: the job is left, unclaimed.
+    const short = await deliverer({ secrets }).deliverDue({ remainingMs: () => 25_000 });
+    expect(short).toMatchObject({ sent: 0, deferred: 1 });
+    expect(seen).toHaveLength(0);
+    const during: Array<DeliveryRecord | undefined> = [];
+    const fetchSpy: typeof fetch = async (input, init) => {
+      during.push(await deliveries.get(rec.subject, rec.deliveryId));
+      return fetch(input, init);
+    };
+    const start = clock;
+    const pass = await deliverer({ secrets, fetch: fetchSpy }).deliverDue({
+      remainingMs: () => 200_000,
+    });
+    expect(pass).toMatchObject({ sent: 1, deferred: 0 });
+    // Unclaimed while the content was built; claimed after it, for the invocation's time left
+    // plus the margin (200 s + 20 s), not from before the build.
+    expect(seen[0]).toMatchObject({ attempts: 0 });
+    expect(seen[0]?.claimedUntil).toBeUndefined();
+    expect(during[0]).toMatchObject({ attempts: 1, claimedUntil: start + 30_000 + 220_000 });
+    expect(await deliveries.get(rec.subject, rec.deliveryId)).toMatchObject({
+      status: "SENT",
+      attempts: 1,
+    });
   });
 });

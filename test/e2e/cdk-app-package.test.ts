@@ -5,12 +5,24 @@
  * repository, no AWS account and no Docker (CDK_DOCKER points at nothing) — with cdk-nag's
  * AwsSolutions checks. The template must hold the five functions with their code from the
  * package's own bundles, the ECS worker image built from the package, the tables, queues, the
- * API and the outputs, and no unsuppressed cdk-nag error. Prints the install time.
+ * API and the outputs, and no unsuppressed cdk-nag error. Then, in the same install, the
+ * CommonJS app `cdk init app --language typescript` creates (no "type": "module", so
+ * `import { Shoal } from "shoal/cdk"` becomes a require()), as today's template runs it (tsc
+ * with NodeNext, then tsx) and as earlier ones did (`module: commonjs`, TypeScript 5, ts-node).
+ * Prints the install and synthesis times.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TABLES } from "../../lib/aws/resources.js";
@@ -24,6 +36,85 @@ const run = promisify(execFile);
 type Cfn = any;
 
 const HANDLERS = ["api", "dispatcher", "sweeper", "trigger", "worker"];
+
+/**
+ * What `cdk init app --language typescript` writes (aws-cdk's init template, minus jest): a
+ * CommonJS package (no "type": "module"), so `import { Shoal } from "shoal/cdk"` runs as a
+ * require() (Node 22.12+ loads the ES module). Today's template: tsconfig NodeNext and cdk.json
+ * `npx tsc && npx tsx bin/<name>.ts`, TypeScript 7 (tsc and tsx come from the repository, the
+ * template's devDependencies). Before it (apps created up to 2025): tsconfig `module: commonjs`
+ * (TypeScript 5's `node10` resolution, which ignores `exports`) and
+ * `npx ts-node --prefer-ts-exts bin/<name>.ts`, which type-checks as it runs. Both take
+ * aws-cdk-lib, constructs and shoal from the install the first app made in the parent directory.
+ */
+function commonjsApp(era: "tsx" | "ts-node"): Record<string, string> {
+  const compilerOptions =
+    era === "tsx"
+      ? { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["es2022"] }
+      : { target: "ES2020", module: "commonjs", lib: ["es2020", "dom"] };
+  return {
+    "package.json": JSON.stringify({
+      name: "billing",
+      version: "0.1.0",
+      scripts: { build: "tsc", cdk: "cdk" },
+      // Only the ts-node era's tools are installed here: the app's own dependencies (aws-cdk-lib,
+      // constructs, shoal) resolve from the parent directory's node_modules.
+      ...(era === "ts-node"
+        ? {
+            devDependencies: {
+              "@types/node": "^22.0.0",
+              "ts-node": "^10.9.2",
+              typescript: "~5.9.3",
+            },
+          }
+        : {}),
+    }),
+    "cdk.json": JSON.stringify({
+      app:
+        era === "tsx"
+          ? "npx tsc && npx tsx bin/billing.ts"
+          : "npx ts-node --prefer-ts-exts bin/billing.ts",
+    }),
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: {
+        ...compilerOptions,
+        declaration: true,
+        strict: true,
+        noImplicitReturns: true,
+        inlineSourceMap: true,
+        experimentalDecorators: true,
+        strictPropertyInitialization: false,
+        ...(era === "tsx"
+          ? { skipLibCheck: true, noEmit: true, isolatedModules: true, types: [] }
+          : { typeRoots: ["./node_modules/@types"] }),
+      },
+      exclude: ["node_modules", "cdk.out"],
+    }),
+    "bin/billing.ts": [
+      "#!/usr/bin/env node",
+      `import * as cdk from 'aws-cdk-lib${era === "tsx" ? "/core" : ""}';`,
+      "import { BillingStack } from '../lib/billing-stack';",
+      "",
+      "const app = new cdk.App();",
+      "new BillingStack(app, 'BillingStack');",
+      "",
+    ].join("\n"),
+    "lib/billing-stack.ts": [
+      `import * as cdk from 'aws-cdk-lib${era === "tsx" ? "/core" : ""}';`,
+      "import { Construct } from 'constructs';",
+      "import { Shoal } from 'shoal/cdk';",
+      "",
+      "export class BillingStack extends cdk.Stack {",
+      "  constructor(scope: Construct, id: string, props?: cdk.StackProps) {",
+      "    super(scope, id, props);",
+      "    const scheduler = new Shoal(this, 'Scheduler', { prefix: 'billing', workerGroups: ['default', 'pdf'] });",
+      "    new cdk.CfnOutput(this, 'WorkerName', { value: scheduler.functions['worker-pdf']!.functionName });",
+      "  }",
+      "}",
+      "",
+    ].join("\n"),
+  };
+}
 
 describe("examples/cdk-app with the packed package", () => {
   let project: string;
@@ -171,4 +262,57 @@ describe("examples/cdk-app with the packed package", () => {
     );
     expect(template.Outputs.Prefix.Value).toBe("reports");
   });
+
+  /** Writes the app in `<project>/<dir>`, runs `commands` there, returns its function names. */
+  async function synthCommonjs(
+    dir: string,
+    era: "tsx" | "ts-node",
+    commands: Array<[string, string[]]>,
+  ): Promise<{ functions: string[]; prefix: string }> {
+    const app = join(project, dir);
+    for (const [file, text] of Object.entries(commonjsApp(era))) {
+      mkdirSync(dirname(join(app, file)), { recursive: true });
+      writeFileSync(join(app, file), text);
+    }
+    const cjsOut = join(app, "cdk.out");
+    const started = performance.now();
+    for (const [command, args] of commands) {
+      await run(command, args, {
+        cwd: app,
+        env: { ...process.env, CDK_OUTDIR: cjsOut, CDK_DOCKER: join(project, "no-docker-here") },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    }
+    console.log(
+      `cdk-app: CommonJS app (${era}) set up, type-checked and synthesized in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    const billing: Cfn = JSON.parse(
+      readFileSync(join(cjsOut, "BillingStack.template.json"), "utf8"),
+    );
+    const functions = Object.values(billing.Resources as Record<string, Cfn>)
+      .filter((r) => r.Type === "AWS::Lambda::Function")
+      .map((f) => String(f.Properties.FunctionName))
+      .filter((n) => n.startsWith("billing-"))
+      .sort();
+    return { functions, prefix: billing.Outputs.Prefix.Value };
+  }
+  const BILLING_FUNCTIONS = [...HANDLERS.map((h) => `billing-${h}`), "billing-worker-pdf"].sort();
+
+  it("loads in a CommonJS TypeScript app as `cdk init` creates it (tsc, then tsx)", async () => {
+    const bin = (name: string) => join(REPO, "node_modules", ".bin", name);
+    // `tsc` type-checks through the `types` condition, `tsx` runs the require() of shoal/cdk.
+    const synth = await synthCommonjs("billing", "tsx", [
+      [bin("tsc"), ["-p", "."]],
+      [bin("tsx"), ["bin/billing.ts"]],
+    ]);
+    expect(synth).toEqual({ functions: BILLING_FUNCTIONS, prefix: "billing" });
+  }, 120_000);
+
+  it("loads in an older `cdk init` app: module commonjs, TypeScript 5 and ts-node", async () => {
+    const synth = await synthCommonjs("billing-ts-node", "ts-node", [
+      ["npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"]],
+      [join("node_modules", ".bin", "ts-node"), ["--prefer-ts-exts", "bin/billing.ts"]],
+    ]);
+    expect(synth).toEqual({ functions: BILLING_FUNCTIONS, prefix: "billing" });
+  }, 180_000);
 });

@@ -7,6 +7,7 @@ import {
   shot,
   warnWithoutChromium,
 } from "../helpers/browser.js";
+import { until } from "../helpers/poll.js";
 import { api, type RunningStandalone } from "../helpers/standalone.js";
 
 warnWithoutChromium("console workflow tests");
@@ -31,6 +32,14 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's workflow pages", () => {
       timezone: "Europe/Paris",
     });
     expect(yearly.status).toBe(201);
+    // The run's instance exists once the dispatcher took its command: the list shows it only
+    // then (and, with nothing running yet, would not look again for a minute).
+    await until(
+      async () =>
+        (await api(sa.url, "GET", `/v1/instances/${run.body.instanceId}`)).status === 200 ||
+        undefined,
+      { timeoutMs: 20_000, what: "the run's instance to exist" },
+    );
     await page.goto(`${sa.url}/workflows`);
     const row = page.getByRole("row", { name: /etl-report/ });
     // The next fire of its ONLINE schedule, in the schedule's zone: 1 January, midnight.

@@ -1,11 +1,13 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is the parameter syntax of DolphinScheduler and Shoal
 /**
  * `shoal import dolphinscheduler --apply` against a real `shoal standalone`: the workflows of
  * the 3.2 fixture are created children first with their schedules (OFFLINE, as exported), a
  * second import changes nothing, and a converted SHELL chain (OUT parameter, global `$[…]`
- * parameter, local parameter) runs to SUCCESS. The schedule's alert rules (warningType and
+ * parameter, local parameter) runs to SUCCESS, and so does an imported script that needs bash
+ * (the worker's /bin/sh may be dash), its plain-text password warned about by --apply. The schedule's alert rules (warningType and
  * alert group) are on the created schedule, and schedules.sh's `--alerts` creates the same.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -157,6 +159,55 @@ describe("shoal import dolphinscheduler --apply", () => {
       `${name}: schedule ${id} (exists, OFFLINE; its alerts differ from the export's: shoal schedule update ${id} --alerts '[{"on":["FAILURE"],"channels":["ds-alert-group-1"]},{"on":["TASK_RETRY_EXHAUSTED"],"channels":["ds-alert-group-1"]}]')`,
     );
     expect((await api(sa.url, "GET", `/v1/schedules/${id}`)).body.alerts).toBeUndefined();
+  });
+
+  it("runs an imported bash script (set -o pipefail, [[ ]], an array) to SUCCESS; --apply warns of a plain-text credential", async () => {
+    // Shoal runs SHELL commands with /bin/sh -c (dash on Debian and Ubuntu, where this script
+    // fails); DolphinScheduler ran it with bash, and so does the imported task.
+    const script = [
+      "set -o pipefail",
+      "parts=(x y z)",
+      'if [[ "${greeting}" == hello* ]]; then echo "bash ok: ${#parts[@]} parts, ${greeting}"; fi',
+      "printf '%s\\n' a b | grep b | wc -l",
+      'test -n "${db_password}"',
+    ].join("\n");
+    const file = join(mkdtempSync(join(tmpdir(), "shoal-ds-bash-")), "bash.json");
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          processDefinition: { name: "bash-check", code: 31, releaseState: "ONLINE" },
+          processTaskRelationList: [{ preTaskCode: 0, postTaskCode: 32 }],
+          taskDefinitionList: [
+            {
+              code: 32,
+              name: "script",
+              taskType: "SHELL",
+              taskParams: {
+                rawScript: script,
+                localParams: [
+                  { prop: "greeting", direct: "IN", type: "VARCHAR", value: "hello world" },
+                  { prop: "db_password", direct: "IN", type: "VARCHAR", value: "hunter2" },
+                ],
+              },
+            },
+          ],
+        },
+      ]),
+    );
+    const r = await runCli(["import", "dolphinscheduler", file, "--apply"], { endpoint: sa.url });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("bash-check: version 1 (created)");
+    expect(r.stderr).toMatch(
+      /^warning: bash-check \/ script: plain-text credential: local parameter `db_password` holds a literal credential/m,
+    );
+    const id = await startRun(sa.url, "bash-check");
+    const inst = await waitFinal(sa.url, id, 60_000);
+    expect(inst.state).toBe("SUCCESS");
+    const log = await api(sa.url, "GET", `/v1/instances/${id}/tasks/script/log`);
+    const lines = log.body.lines.map((l: { message: string }) => l.message);
+    expect(lines).toContain("bash ok: 3 parts, hello world");
+    expect(lines).toContain("1");
   });
 
   it("runs a converted SHELL chain to SUCCESS", async () => {

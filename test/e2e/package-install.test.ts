@@ -75,9 +75,25 @@ describe("the packed package, installed into an empty directory", () => {
     expect(files.filter((f) => f.startsWith("test/") || f.endsWith(".map"))).toEqual([]);
     // tsx is a development dependency only: the installed CLI runs compiled JavaScript.
     expect(existsSync(join(project, "node_modules", "tsx"))).toBe(false);
+    // The WfCommons traces (LGPL data for the benches and tests) stay in the repository.
+    expect(files.filter((f) => f.startsWith("examples/wfcommons/"))).toEqual([]);
   });
 
-  it("runs standalone with the examples and a workflow to SUCCESS through npx", async () => {
+  it("loads the main entry with import and with require (a CommonJS program)", async () => {
+    const program =
+      'const s = require("shoal"); const d = s.parseWorkflowDefinition({ tasks: [{ code: "a", type: "SHELL", command: "echo" }] }); console.log(s.VERSION, d.tasks[0].workerGroup);';
+    writeFileSync(join(project, "check.cjs"), program);
+    const cjs = await run(process.execPath, ["check.cjs"], { cwd: project });
+    expect(cjs.stdout.trim()).toMatch(/^\d+\.\d+\.\d+ default$/);
+    writeFileSync(
+      join(project, "check.mjs"),
+      'import { workflowSchema, VERSION } from "shoal"; import schema from "shoal/schemas/workflow.json" with { type: "json" }; console.log(VERSION, typeof workflowSchema.parse, schema.$id);',
+    );
+    const esm = await run(process.execPath, ["check.mjs"], { cwd: project });
+    expect(esm.stdout).toMatch(/function https:\/\/cdn\.jsdelivr\.net\/npm\/shoal@/);
+  });
+
+  it("runs standalone from the installed bin with the examples, and a workflow to SUCCESS through npx", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "shoal-user-data-"));
     standalone = await startStandaloneProcess({
       dataDir,

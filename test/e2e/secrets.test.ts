@@ -4,7 +4,9 @@
  * 0600 secrets file and from SHOAL_SECRET_* variables of the worker; the task succeeds with the
  * right value, its log shows `***`, and no DynamoDB item, API answer, event, rendering or process
  * command line ever holds a value. A 0644 file is refused at start; a missing secret fails the
- * attempt naming it; an OUT parameter that would hold a secret is refused.
+ * attempt naming it; an OUT parameter that would hold a secret is refused. The task messages
+ * on SQS are read as they are (in a worker group no worker polls, until one joins): they hold
+ * the references, never a value.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,8 +15,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
+import { ListQueuesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnvFileEntries } from "../../lib/standalone/env-file.js";
+import { until } from "../helpers/poll.js";
 import {
   api,
   byCode,
@@ -23,6 +27,7 @@ import {
   type RunningStandalone,
   startRun,
   startStandaloneProcess,
+  startWorkerProcess,
   waitFinal,
 } from "../helpers/standalone.js";
 
@@ -195,6 +200,81 @@ describe("secrets in shoal standalone", () => {
     const everything = JSON.stringify([answers, items]);
     expect(everything).toContain(instanceId);
     for (const v of VALUES) for (const f of forms(v)) expect(everything).not.toContain(f);
+  });
+
+  it("the task messages on SQS hold the references, never a value", async () => {
+    // Worker group `peek` has no worker yet: the dispatcher's messages wait in its queue, where
+    // the test reads them (visibility timeout 0: they stay there), then a worker joins and runs
+    // those very messages with the secrets.
+    await putWorkflow(sa.url, "peek-secrets", {
+      tasks: [
+        {
+          code: "shell",
+          type: "SHELL",
+          workerGroup: "peek",
+          secrets: { API_TOKEN: "api/config#token" },
+          command: `test "$(printf %s ${"${secret:db-password}"} | sha256sum | cut -c1-64)" = ${sha256(PW)} && test -n "$API_TOKEN"`,
+        },
+        {
+          code: "http",
+          type: "HTTP",
+          workerGroup: "peek",
+          url: `${hookUrl}/peek`,
+          method: "POST",
+          headers: { authorization: "Bearer ${secret:api/config#token}" },
+          body: '{"pw": "${secret:db-password}"}',
+        },
+      ],
+    });
+    const id = await startRun(sa.url, "peek-secrets");
+    const env = readEnvFileEntries(join(dataDir, "endpoints.env"));
+    const sqs = new SQSClient({
+      region: "us-east-1",
+      endpoint: env.AWS_ENDPOINT_URL_SQS,
+      credentials: { accessKeyId: "x", secretAccessKey: "x" },
+    });
+    const bodies = new Map<string, string>();
+    try {
+      await until(
+        async () => {
+          const urls = (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [];
+          for (const QueueUrl of urls.filter((u) => u.includes("peek"))) {
+            const r = await sqs.send(
+              new ReceiveMessageCommand({
+                QueueUrl,
+                MaxNumberOfMessages: 10,
+                VisibilityTimeout: 0,
+                WaitTimeSeconds: 0,
+              }),
+            );
+            for (const m of r.Messages ?? []) {
+              const body = JSON.parse(m.Body ?? "{}");
+              if (body.instanceId === id) bodies.set(body.code, m.Body ?? "");
+            }
+          }
+          return bodies.size === 2;
+        },
+        { what: "the task messages of peek-secrets in worker group peek's queue" },
+      );
+    } finally {
+      sqs.destroy();
+    }
+    const shellMsg = JSON.parse(bodies.get("shell") ?? "{}");
+    expect(shellMsg.task.command).toContain("${secret:db-password}");
+    expect(shellMsg.task.secrets).toEqual({ API_TOKEN: "api/config#token" });
+    const httpMsg = JSON.parse(bodies.get("http") ?? "{}");
+    expect(httpMsg.task.headers.authorization).toBe("Bearer ${secret:api/config#token}");
+    const sent = [...bodies.values()].join("\n");
+    for (const v of VALUES) for (const f of forms(v)) expect(sent).not.toContain(f);
+    // The same messages, run by a worker that joins: the values reached the tasks.
+    const worker = startWorkerProcess(dataDir, ["--group", "peek", "--concurrency", "2"]);
+    try {
+      const inst = await waitFinal(sa.url, id, 60_000);
+      expect(inst.state, JSON.stringify(inst.tasks)).toBe("SUCCESS");
+    } finally {
+      await worker.stop();
+    }
+    expect(received).toContain(`Bearer ${TOKEN}`);
   });
 
   it("a dry run shows the reference, never a value", async () => {

@@ -78,6 +78,29 @@ describe("shoal import dolphinscheduler --output", () => {
     );
   });
 
+  it("two workflows named Orders and orders: two files whatever the file system's case rule", async () => {
+    const d = tmp();
+    const wf = (name: string, code: number) => ({
+      processDefinition: { name, code },
+      processTaskRelationList: [{ preTaskCode: 0, postTaskCode: code + 1 }],
+      taskDefinitionList: [
+        { code: code + 1, name: "t", taskType: "SHELL", taskParams: { rawScript: "true" } },
+      ],
+    });
+    const file = join(d, "case.json");
+    writeFileSync(file, JSON.stringify([wf("Orders", 10), wf("orders", 20)]));
+    const dir = join(d, "out");
+    const r = await runCli(["import", "dolphinscheduler", file, "--output", dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(["Orders.yaml", "import-report.md", "orders-2.yaml"]);
+    expect(r.stdout).toContain(`${join(dir, "orders-2.yaml")}: orders`);
+    const [doc] = (await loadWorkflowDocuments(join(dir, "orders-2.yaml"))).documents;
+    expect(doc?.name).toBe("orders");
+    expect(readFileSync(join(dir, "import-report.md"), "utf8")).toContain(
+      "`orders` is written to `orders-2.yaml`",
+    );
+  });
+
   it("without --placeholder: exit 1 naming each unsupported task, nothing written", async () => {
     const dir = join(tmp(), "out");
     const r = await runCli(["import", "dolphinscheduler", X32, "--output", dir]);

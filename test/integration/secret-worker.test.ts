@@ -38,6 +38,8 @@ describe("the worker with secrets", () => {
   let aws: TestAws;
   let rt: Runtime;
   let worker: Worker;
+  /** A worker with the real SHELL plugin; `alue` is inside the text `setValue`. */
+  let shellWorker: Worker;
   let echo: Server;
   let echoUrl: string;
   const api = async (method: string, path: string, body?: unknown) => {
@@ -54,7 +56,7 @@ describe("the worker with secrets", () => {
   };
 
   /** Runs a one-task workflow through the worker; the task instance as the API shows it. */
-  async function runOne(workflow: string, task: unknown) {
+  async function runOne(workflow: string, task: unknown, by: () => Worker = () => worker) {
     expect((await api("PUT", `/v1/workflows/${workflow}`, { tasks: [task] })).status).toBe(201);
     const id = (await api("POST", `/v1/workflows/${workflow}/runs`, {})).body.instanceId as string;
     await until(async () => (await drainEvents()) > 0, { what: "the start command" });
@@ -67,7 +69,7 @@ describe("the worker with secrets", () => {
       },
       { what: `the task message of ${id}` },
     );
-    await worker.handleRecord(msg);
+    await by().handleRecord(msg);
     const item = await rt.engine.store.getTaskInstance(id, "t", 1);
     const log = (await api("GET", `/v1/instances/${id}/tasks/t/log`)).body.lines.map(
       (l: { message: string }) => l.message,
@@ -112,6 +114,18 @@ describe("the worker with secrets", () => {
         },
       },
     });
+    shellWorker = new Worker({
+      store: rt.engine.store,
+      queues: rt.engine.queues,
+      logs: rt.api.logs,
+      now: Date.now,
+      dataDir: mkdtempSync(join(tmpdir(), "shoal-secret-shell-")),
+      leaseMs: 5_000,
+      leaseRenewMs: 200,
+      visibilityTimeoutSeconds: 900,
+      clients: rt.clients,
+      secrets: new EnvSecretSource({ SHOAL_SECRET_PART: "alue", SHOAL_SECRET_TINY: "ab" }),
+    });
   });
   afterAll(() => echo?.close());
 
@@ -145,5 +159,52 @@ describe("the worker with secrets", () => {
     expect(item?.outputs).toBeUndefined();
     expect(log.join("\n")).toContain('{"echo":"***","ok":"yes"}');
     expect(JSON.stringify([item, log])).not.toContain(TOKEN);
+  });
+
+  it("reads OUT parameters from the raw output: a value inside `setValue` does not lose them", async () => {
+    const { item, log } = await runOne(
+      "out-beside-secret",
+      {
+        code: "t",
+        type: "SHELL",
+        secrets: { P: "part" },
+        command: "echo '${setValue(fine=ok)}'; echo \"copy is $P\"",
+      },
+      () => shellWorker,
+    );
+    expect(item?.state, item?.error).toBe("SUCCESS");
+    expect(item?.outputs).toEqual({ fine: "ok" });
+    expect(log).toContain("${setV***(fine=ok)}");
+    expect(log).toContain("copy is ***");
+  });
+
+  it("still refuses an OUT value holding the secret, read from the raw line", async () => {
+    const { item } = await runOne(
+      "out-holds-secret",
+      {
+        code: "t",
+        type: "SHELL",
+        secrets: { P: "part" },
+        command: "echo \"\\${setValue(copy=v-$P)}\"; echo '${setValue(fine=ok)}'",
+      },
+      () => shellWorker,
+    );
+    expect(item?.state).toBe("FAILURE");
+    expect(item?.error).toBe(
+      "OUT parameter 'copy' would hold a secret value; secrets are never stored as parameters (pass the secret's name instead)",
+    );
+    expect(item?.outputs).toBeUndefined();
+  });
+
+  it("fails the attempt for a value shorter than 4 characters, naming the secret", async () => {
+    const { item, log } = await runOne(
+      "tiny-secret",
+      { code: "t", type: "SHELL", command: "echo ${secret:tiny}" },
+      () => shellWorker,
+    );
+    const expected = "secret 'tiny' is shorter than 4 characters; it cannot be masked reliably";
+    expect(item?.state).toBe("FAILURE");
+    expect(item?.error).toBe(expected);
+    expect(log).toContain(`shoal: ${expected}`);
   });
 });

@@ -55,6 +55,15 @@ describe("Shoal alerts on AWS", () => {
     expect(text).toContain('\\"type\\":\\"email\\"');
   });
 
+  it("gives the function 5 minutes, time for a whole pass of sends, and no concurrency cap", () => {
+    const fn = Object.values(
+      t.findResources("AWS::Lambda::Function", { Properties: { FunctionName: "a-alerts" } }),
+    )[0];
+    expect(fn?.Properties.Timeout).toBe(300);
+    // Claims are conditional writes: parallel invocations never send one attempt twice.
+    expect(fn?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+
   it("grants the function exactly the secrets its channels name, and keeps only names in its environment", () => {
     const fn = Object.values(
       t.findResources("AWS::Lambda::Function", { Properties: { FunctionName: "a-alerts" } }),

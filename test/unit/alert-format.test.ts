@@ -131,4 +131,19 @@ describe("alert channels", () => {
     expect(bad("delivery: { timeoutSeconds: 60 }")).toMatch(/delivery.timeoutSeconds/);
     expect(bad("channels: [")).toMatch(/^alerts.yaml: not YAML or JSON/);
   });
+
+  it("a YAML syntax error says the line and column, never the file's text", () => {
+    const text =
+      "channels:\n  ops: { type: slack, url: 'https://hooks.example/T/B/literal-url-xyz }\n";
+    let message = "";
+    try {
+      parseAlertsConfig(text, "alerts.yaml");
+    } catch (e) {
+      expect(e).toBeInstanceOf(AlertsConfigError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^alerts.yaml: not YAML or JSON \(line \d+, column \d+\)$/);
+    expect(message).not.toContain("literal-url-xyz");
+    expect(message).not.toContain("hooks.example");
+  });
 });

@@ -13,7 +13,7 @@ import {
   describeChannel,
   parseAlertsConfig,
 } from "../../lib/alerts/channels.js";
-import { SendError } from "../../lib/alerts/send.js";
+import { channelScrubber, SendError } from "../../lib/alerts/send.js";
 import { channelSecretNames } from "../../lib/core/alert-channels.js";
 import { EnvSecretSource } from "../../lib/secrets/env-source.js";
 
@@ -100,5 +100,23 @@ describe("alert channels from secrets", () => {
     expect(await fail({ type: "slack", url: "${secret:x}" }, null)).toBe(
       "channel 'ops': no secret source is configured here",
     );
+  });
+
+  it("masks the URL's parts and every header value, literal or resolved, in error text", () => {
+    const scrub = channelScrubber({
+      type: "webhook",
+      url: "https://user:pa55word@hooks.example/T0/B0?token=qs-secret",
+      headers: { Authorization: "Bearer literaltoken123", "X-Env": "prod", "X-Key": "k3y-v4lue" },
+    });
+    expect(scrub("echo Bearer literaltoken123; token literaltoken123")).toBe("echo ***; token ***");
+    expect(scrub("bad key k3y-v4lue")).toBe("bad key ***");
+    expect(scrub("at /T0/B0?token=qs-secret as user:pa55word, qs-secret")).toBe(
+      "at /<path>?<query> as ***:***, ***",
+    );
+    // A value of fewer than 4 characters is no credential: masking it would garble the text.
+    expect(scrub("prod is down")).toBe("*** is down");
+    expect(
+      channelScrubber({ type: "webhook", url: "https://x.example", headers: { A: "1" } })("HTTP 1"),
+    ).toBe("HTTP 1");
   });
 });

@@ -139,8 +139,17 @@ describe("3.2 export (processDefinition spelling)", () => {
     const t = taskOf(main, "准备数据");
     expect(t.type).toBe("SHELL");
     expect(t.command).toBe(
-      "sleep 60 # DolphinScheduler delayTime: 1 min\necho \"biz_date=${biz_date} table=${table}\"\necho '${setValue(row_count=150)}'",
+      "sleep 60 # DolphinScheduler delayTime: 1 min\ncat > script.sh <<'SHOAL_BASH_EOF'\necho \"biz_date=${biz_date} table=${table}\"\necho '${setValue(row_count=150)}'\nSHOAL_BASH_EOF\nbash script.sh",
     );
+    expect(
+      c.notes.filter(
+        (n) =>
+          n.workflow === main.name &&
+          /^runs with bash: the worker needs bash \(the \d+ SHELL tasks' scripts are written to script.sh/.test(
+            n.message,
+          ),
+      ),
+    ).toHaveLength(1);
     expect(t.params).toEqual({ table: "orders" });
     expect(t).toMatchObject({
       retries: 2,
@@ -273,7 +282,7 @@ describe("3.2 export (processDefinition spelling)", () => {
 
   it("a disabled task (flag NO) exits 0 first, its script kept", () => {
     expect(taskOf(main, "停用的任务").command).toMatch(
-      /^# Disabled in DolphinScheduler.*\nexit 0\necho never runs$/,
+      /^# Disabled in DolphinScheduler.*\nexit 0\ncat > script.sh <<'SHOAL_BASH_EOF'\necho never runs\nSHOAL_BASH_EOF\nbash script.sh$/,
     );
   });
 

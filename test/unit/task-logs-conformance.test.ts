@@ -2,9 +2,9 @@
  * The `TaskLogs` contract (lib/logs/task-log.ts), run against every implementation: the file
  * store and CloudWatch Logs (over aws-sdk-client-mock and a small in-memory Logs).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   CloudWatchLogsClient,
   CreateLogStreamCommand,
@@ -51,10 +51,21 @@ function memoryLogs() {
     get(i: GetLogEventsCommandInput) {
       const list = streams.get(key(i));
       if (!list) throw new ResourceNotFoundException({ message: "", ...meta });
+      const limit = i.limit ?? 10_000;
+      if (i.startFromHead === false) {
+        // From the end: the latest events, in time order; backward tokens are `b/<index>`.
+        const b =
+          i.nextToken === undefined ? ["", String(list.length)] : /^b\/(\d+)$/.exec(i.nextToken);
+        if (!b) throw new InvalidParameterException({ message: "token", ...meta });
+        const to = Number(b[1]);
+        // Short pages while more exist, as the API may return: at most 3 events.
+        const from = Math.max(0, to - Math.min(limit, 3));
+        return { events: list.slice(from, to), nextBackwardToken: `b/${from}` };
+      }
       const m = i.nextToken === undefined ? ["", "0"] : /^f\/(\d+)$/.exec(i.nextToken);
       if (!m) throw new InvalidParameterException({ message: "token", ...meta });
       const from = Number(m[1]);
-      const events = list.slice(from, from + (i.limit ?? 10_000));
+      const events = list.slice(from, from + limit);
       return { events, nextForwardToken: `f/${from + events.length}` };
     },
   };
@@ -187,6 +198,28 @@ describe.each(implementations)("TaskLogs conformance: %s", (_name, make) => {
     expect(page.lines.map((l) => l.message.trim())).toEqual(["a b", "", "c"]);
   });
 
+  it("tail: the last lines of a long log, oldest first, never its middle", async () => {
+    const lines = Array.from({ length: 25 }, (_, i) => `line ${i}`);
+    await write(key, lines);
+    const tail = await logs.tail(key, 5);
+    expect(tail.map((l) => l.message)).toEqual(lines.slice(-5));
+    expect(tail[0]?.timestamp).toBe(new Date(T0 + 20).toISOString());
+    expect((await logs.tail(key, 100)).map((l) => l.message)).toEqual(lines);
+  });
+
+  it("tail: the end of a log larger than a read chunk (about 1 MB)", async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${"x".repeat(40)}`);
+    await write(key, lines);
+    expect((await logs.tail(key, 20)).map((l) => l.message)).toEqual(lines.slice(-20));
+  });
+
+  it("tail: [] for a log not written yet; a short log whole", async () => {
+    expect(await logs.tail(key, 5)).toEqual([]);
+    await write(key, ["only", ""]);
+    expect((await logs.tail(key, 5)).map((l) => l.message.trim())).toEqual(["only", ""]);
+    expect(await logs.tail({ ...key, attempt: 2 }, 5)).toEqual([]);
+  });
+
   it("ignores writes after close", async () => {
     const w = logs.open(key);
     w.write("kept", T0);
@@ -194,5 +227,19 @@ describe.each(implementations)("TaskLogs conformance: %s", (_name, make) => {
     w.write("too late", T0 + 1);
     const page = await logs.read(key, { limit: 10 });
     expect(page.lines.map((l) => l.message)).toEqual(["kept"]);
+  });
+});
+
+describe("FileTaskLogs tail", () => {
+  const key: TaskLogKey = { workflow: "hello", instanceId: "i", code: "c", attempt: 1 };
+
+  it("leaves out a line still being written, and finds lines across read chunks", async () => {
+    const logs = new FileTaskLogs(mkdtempSync(join(dir, "tail-")));
+    const file = logs.path(key);
+    mkdirSync(dirname(file), { recursive: true });
+    const long = "y".repeat(300 * 1024); // longer than one read chunk
+    writeFileSync(file, `t0\tfirst\nt1\t${long}\nt2\tlast\nt3\thalf a li`);
+    expect((await logs.tail(key, 2)).map((l) => l.message)).toEqual([long, "last"]);
+    expect((await logs.tail(key, 9)).map((l) => l.timestamp)).toEqual(["t0", "t1", "t2"]);
   });
 });

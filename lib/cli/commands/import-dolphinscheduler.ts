@@ -112,8 +112,9 @@ async function writeOutput(
   file: string,
   dir: string,
 ): Promise<void> {
-  const { outputFiles } = await import("../../import/dolphinscheduler/report.js");
+  const { fileNames, outputFiles } = await import("../../import/dolphinscheduler/report.js");
   const files = outputFiles(c, basename(file));
+  const names = fileNames(c.workflows);
   try {
     await mkdir(dir, { recursive: true });
     for (const f of files) await writeFile(join(dir, f.path), f.content, "utf8");
@@ -125,7 +126,7 @@ async function writeOutput(
   }
   for (const w of c.workflows)
     ctx.out(
-      `${join(dir, `${w.name}.yaml`)}: ${w.dsName}${w.schedule ? " (schedule in schedules.sh)" : ""}`,
+      `${join(dir, names.get(w.name) as string)}: ${w.dsName}${w.schedule ? " (schedule in schedules.sh)" : ""}`,
     );
   ctx.out(`${join(dir, "import-report.md")}: ${summary(c)}`);
 }
@@ -183,6 +184,12 @@ async function applyAll(ctx: CliContext, c: DsConversion): Promise<void> {
       res.body.change ?? (res.status === 201 ? "CREATED" : "UNCHANGED")
     ).toLowerCase();
     ctx.out(`${name}: version ${res.body.version} (${change}) — ${w.dsName}`);
+    // Plain-text credentials were written as they are (so the workflow runs): say so each time.
+    for (const n of c.notes.filter((x) => x.credential && x.workflow === name)) {
+      ctx.io.stderr.write(
+        `warning: ${name}${n.task ? ` / ${n.task}` : ""}: plain-text credential: ${n.message}\n`,
+      );
+    }
     for (const warning of res.body.warnings ?? []) {
       ctx.io.stderr.write(
         `warning: ${name}: ${warning.path ? `${warning.path}: ` : ""}${warning.message}\n`,

@@ -7,6 +7,8 @@
 import { RequestError } from "../../core/errors.js";
 import { parseWorkflowDefinition } from "../../core/validate.js";
 import { alertChannel, alertGroupOf, timeoutAlertFails } from "./alerts.js";
+import { credentialNotes } from "./credentials.js";
+import { subWorkflowCycles } from "./cycles.js";
 import { DsImportError } from "./errors.js";
 import { type DsTask, type DsWorkflow, readExport } from "./export-format.js";
 import { conditionsTask, dependentTask, subWorkflowTask, switchTask } from "./logic-tasks.js";
@@ -15,7 +17,7 @@ import { type ImportNote, NoteBook } from "./notes.js";
 import { convertProperties } from "./params.js";
 import { convertSchedule } from "./schedule.js";
 import type { TaskBody, TaskContext, WorkflowRef } from "./task-common.js";
-import { httpTask, placeholderTask, pythonTask, shellTask } from "./worker-tasks.js";
+import { BASH_RUN, httpTask, placeholderTask, pythonTask, shellTask } from "./worker-tasks.js";
 
 /** Options of {@link convertDolphinScheduler}. */
 export interface DsConvertOptions {
@@ -62,6 +64,8 @@ export interface DsConversion {
    * (`ds-alert-group-<id>`) the deployment must configure, with the workflows that use them.
    */
   alertGroups: Array<{ id: number; channel: string; workflows: string[] }>;
+  /** Sub-workflow cycles among the converted workflows (`[a, b, a]`, Shoal names), each also a note. */
+  cycles: string[][];
   /** Projects in the file (code → workflows), and the one kept. */
   projects: Array<{ code: string; name: string; workflows: number }>;
   project?: string;
@@ -150,9 +154,25 @@ export function convertDolphinScheduler(doc: unknown, opts: DsConvertOptions = {
     if (group && out.schedule?.alerts) groups.set(group, [...(groups.get(group) ?? []), out.name]);
     return out;
   });
+  const cycles = subWorkflowCycles(
+    workflows.map((w) => ({
+      name: w.name,
+      children: (w.definition.tasks as Array<{ type: string; workflow?: string }>)
+        .filter((t) => t.type === "SUB_WORKFLOW" && t.workflow !== undefined)
+        .map((t) => t.workflow as string),
+    })),
+  );
+  for (const cycle of cycles) {
+    notes.push({
+      kind: "not-converted",
+      workflow: cycle[0] as string,
+      message: `sub-workflow cycle ${cycle.map((n) => `\`${n}\``).join(" → ")}: DolphinScheduler saves it and a run nests until it fails; Shoal refuses it (the API refuses a SUB_WORKFLOW task whose workflow does not exist yet, and a definition that closes a cycle), so these workflows cannot be applied as written. Remove or retarget one SUB_WORKFLOW task of the cycle first`,
+    });
+  }
   return {
     workflows,
     notes,
+    cycles,
     unsupported,
     alertGroups: [...groups]
       .sort(([a], [b]) => a - b)
@@ -231,6 +251,15 @@ function convertWorkflow(
     }
     bodies.set(t.code, body);
   }
+  const bash = wf.tasks.filter(
+    (t) => t.taskType === "SHELL" && String(bodies.get(t.code)?.command).endsWith(`\n${BASH_RUN}`),
+  ).length;
+  if (bash > 0) {
+    notes.add(
+      "approximated",
+      `runs with bash: the worker needs bash (${bash === 1 ? "the SHELL task's script is" : `the ${bash} SHELL tasks' scripts are`} written to script.sh and run with \`bash script.sh\`, as DolphinScheduler runs them; Shoal's own SHELL commands run with /bin/sh -c)`,
+    );
+  }
   const tasks = wf.tasks.map((t) => {
     const code = codes.get(t.code) as string;
     const { type, ...rest } = bodies.get(t.code) as TaskBody;
@@ -270,7 +299,9 @@ function convertWorkflow(
       })
     : undefined;
   if (schedule?.timezone === undefined) delete definition.timezone;
+  timezoneNote(wf, definition, schedule !== undefined, notes);
   checkDefinition(wf, definition);
+  credentialNotes(definition, notes);
   return {
     name: ref.name,
     dsName: wf.name,
@@ -309,10 +340,27 @@ function workflowNotes(wf: DsWorkflow, notes: NoteBook): void {
       "not-converted",
       "workflow flag NO (not valid in DolphinScheduler): imported as a normal workflow",
     );
-  if (wf.schedule?.timezoneId && wf.schedule.timezoneId !== "UTC") {
+}
+
+/** What the report says about the workflow's `timezone`: what was written, and why. */
+function timezoneNote(
+  wf: DsWorkflow,
+  definition: Record<string, unknown>,
+  scheduled: boolean,
+  notes: NoteBook,
+): void {
+  const zone = wf.schedule?.timezoneId;
+  if (!zone || zone === "UTC") return;
+  if (definition.timezone !== undefined) {
     notes.add(
       "approximated",
-      `the workflow's timezone is its schedule's (${wf.schedule.timezoneId}), for the time parameters of manual runs too (DolphinScheduler uses the server's zone there)`,
+      `the workflow's timezone is its schedule's (${zone}), for the time parameters of manual runs too (DolphinScheduler uses the server's zone there)`,
+    );
+  } else if (!scheduled) {
+    // (A converted schedule without a zone: schedule.ts noted the zone Shoal does not accept.)
+    notes.add(
+      "not-converted",
+      `the schedule's zone (${zone}): the schedule is not converted, so the workflow has no timezone and the time parameters of its runs are computed in UTC; add \`timezone: ${zone}\` to the workflow to keep its zone`,
     );
   }
 }

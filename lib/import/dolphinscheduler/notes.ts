@@ -17,6 +17,8 @@ export interface ImportNote {
   /** The Shoal task code, when the note is about a task. */
   task?: string;
   message: string;
+  /** A plain-text credential (credentials.ts): `--apply` also prints it as a warning. */
+  credential?: true;
 }
 
 /** Collects notes about one workflow. */
@@ -27,5 +29,16 @@ export class NoteBook {
 
   add(kind: NoteKind, message: string, task?: string): void {
     this.notes.push({ kind, workflow: this.workflow, ...(task ? { task } : {}), message });
+  }
+
+  /** An `action` note about a plain-text credential. */
+  addCredential(message: string, task?: string): void {
+    this.notes.push({
+      kind: "action",
+      workflow: this.workflow,
+      ...(task ? { task } : {}),
+      message,
+      credential: true,
+    });
   }
 }

@@ -97,8 +97,9 @@ export function schedulesScript(workflows: readonly ConvertedWorkflow[]): string
     "# the workflow files. DolphinScheduler exports schedules OFFLINE: each is created OFFLINE;",
     "# start it with `shoal schedule online ID` (each command prints the id first).",
     "set -e",
-    "# shoal from the PATH, else the package's through npx.",
-    'command -v shoal >/dev/null 2>&1 || shoal() { npx shoal "$@"; }',
+    "# shoal from the PATH, else the project's installed package through npx; --no-install:",
+    "# never fetch a package of that name from the registry.",
+    'command -v shoal >/dev/null 2>&1 || shoal() { npx --no-install shoal "$@"; }',
     ...withSchedule.map((w) => scheduleCommand(w.schedule as Record<string, unknown>)),
   ];
   return `${lines.join("\n")}\n`;
@@ -143,6 +144,7 @@ export function reportMarkdown(c: DsConversion, source: string): string {
     "| Shoal name | DolphinScheduler name | Tasks | Schedule |",
     "| --- | --- | --- | --- |",
   );
+  const files = fileNames(c.workflows);
   for (const w of c.workflows) {
     const types = Object.entries(w.taskTypes)
       .map(([t, n]) => `${n} ${t}`)
@@ -151,6 +153,18 @@ export function reportMarkdown(c: DsConversion, source: string): string {
       ? `\`${String(w.schedule.cron)}\` ${String(w.schedule.timezone ?? "")}`.trim()
       : "—";
     out.push(`| \`${w.name}\` | ${w.dsName.replace(/\|/g, "\\|")} | ${types} | ${sched} |`);
+  }
+  const renamedFiles = c.workflows.filter((w) => files.get(w.name) !== `${w.name}.yaml`);
+  if (renamedFiles.length > 0) {
+    out.push(
+      "",
+      ...renamedFiles.map((w) => {
+        const other = c.workflows.find(
+          (o) => o !== w && o.name.toLowerCase() === w.name.toLowerCase(),
+        );
+        return `\`${w.name}\` is written to \`${files.get(w.name)}\`: its name differs from ${other ? `\`${other.name}\`'s` : "another file's"} only by case, and on a case-insensitive file system (macOS, Windows) the two files would be one. The workflow keeps its name.`;
+      }),
+    );
   }
   const taskNames = c.workflows.flatMap((w) =>
     ((w.definition.tasks as Array<{ code: string; displayName?: string }>) ?? [])
@@ -188,8 +202,14 @@ export function reportMarkdown(c: DsConversion, source: string): string {
     "",
     "1. Review the YAML files, then apply them, sub-workflows first (or re-run the import with `--apply`):",
     "",
+    ...(c.cycles ?? []).map(
+      (cycle) =>
+        `   First break the sub-workflow cycle ${cycle.map((n) => `\`${n}\``).join(" → ")} (see "Not converted"): until then these commands fail.\n`,
+    ),
     "   ```sh",
-    ...applyOrder(c.workflows).map((name) => `   shoal apply -f ${shellWord(`${name}.yaml`)}`),
+    ...applyOrder(c.workflows).map(
+      (name) => `   shoal apply -f ${shellWord(files.get(name) ?? `${name}.yaml`)}`,
+    ),
     "   ```",
     ...(script
       ? [
@@ -230,10 +250,29 @@ export function applyOrder(workflows: readonly ConvertedWorkflow[]): string[] {
   return order;
 }
 
+/**
+ * The YAML file name of each workflow (by Shoal name): `<name>.yaml`, unless another file of the
+ * import already has that name in another case (`Orders` / `orders`: Shoal names are
+ * case-sensitive, macOS's and Windows's file systems are not, and the second file would
+ * overwrite the first), then `<name>-2.yaml` (`-3`, … until unique ignoring case).
+ */
+export function fileNames(workflows: readonly ConvertedWorkflow[]): Map<string, string> {
+  const taken = new Set<string>(["schedules.sh", "import-report.md"]);
+  const out = new Map<string, string>();
+  for (const w of workflows) {
+    let file = `${w.name}.yaml`;
+    for (let n = 2; taken.has(file.toLowerCase()); n++) file = `${w.name}-${n}.yaml`;
+    taken.add(file.toLowerCase());
+    out.set(w.name, file);
+  }
+  return out;
+}
+
 /** Every file of `--output DIR`. */
 export function outputFiles(c: DsConversion, source: string): OutputFile[] {
+  const names = fileNames(c.workflows);
   const files: OutputFile[] = c.workflows.map((w) => ({
-    path: `${w.name}.yaml`,
+    path: names.get(w.name) as string,
     content: workflowYaml(w),
   }));
   const script = schedulesScript(c.workflows);

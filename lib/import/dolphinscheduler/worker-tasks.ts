@@ -88,14 +88,40 @@ function shellParams(t: DsTask, ctx: TaskContext, code: string, script: string):
   return Object.keys(params).length > 0 ? { params } : {};
 }
 
-/** A SHELL task from `rawScript`. */
+/**
+ * A here-document delimiter that no line of `script` is: `base`, with `_` appended until none
+ * is. Quoted where it is used (`<<'DELIM'`), so the shell expands nothing in the body and Shoal
+ * pastes parameter values into it as they are (lib/core/shell-quote.ts `heredoc-literal`),
+ * as DolphinScheduler pastes them into its script.
+ */
+export function heredocDelimiter(script: string, base: string): string {
+  const lines = new Set(script.split("\n"));
+  let eof = base;
+  while (lines.has(eof)) eof += "_";
+  return eof;
+}
+
+/** The last line of a SHELL task's command that runs its script with bash (convert.ts notes it once per workflow). */
+export const BASH_RUN = "bash script.sh";
+
+/**
+ * A SHELL task from `rawScript`, run with bash as DolphinScheduler runs it (3.2.2
+ * `BashShellInterceptor`: `bash <file>`), not with Shoal's `/bin/sh -c` (dash on Debian and
+ * Ubuntu, where `set -o pipefail`, arrays and `[[ ]]` fail): the script is written to
+ * `script.sh` in the attempt's directory through a quoted here-document and run with
+ * `bash script.sh`. A file rather than `bash <<EOF` keeps the task's stdin the script's stdin
+ * (with bash reading the script from stdin, a `read` or `ssh` in it would eat the script).
+ */
 export function shellTask(t: DsTask, ctx: TaskContext, code: string): TaskBody {
   const script = typeof t.params.rawScript === "string" ? t.params.rawScript : "";
   const { lines, delaySeconds } = prelude(t, ctx, code);
-  let body = script;
+  let body: string;
   if (script.trim() === "") {
     body = "true";
     ctx.notes.add("approximated", "empty script: the command is `true`", code);
+  } else {
+    const eof = heredocDelimiter(script, "SHOAL_BASH_EOF");
+    body = [`cat > script.sh <<'${eof}'`, script, eof, BASH_RUN].join("\n");
   }
   return {
     type: "SHELL",
@@ -114,8 +140,7 @@ export function shellTask(t: DsTask, ctx: TaskContext, code: string): TaskBody {
 export function pythonTask(t: DsTask, ctx: TaskContext, code: string): TaskBody {
   const script = typeof t.params.rawScript === "string" ? t.params.rawScript : "";
   const { lines, delaySeconds } = prelude(t, ctx, code);
-  let eof = "SHOAL_PYTHON_EOF";
-  while (script.split("\n").some((l) => l === eof)) eof += "_";
+  const eof = heredocDelimiter(script, "SHOAL_PYTHON_EOF");
   const command = [...lines, `cat > script.py <<'${eof}'`, script, eof, "python3 script.py"].join(
     "\n",
   );
