@@ -9,6 +9,7 @@
  * here is logged, never passed back to the engine.
  */
 import {
+  type AlertEvent,
   type AlertMatch,
   type AlertRule,
   deliveryId,
@@ -63,6 +64,28 @@ async function workflowRules(
 }
 
 /**
+ * The matches of a workflow's and a schedule's rules for `events`, each channel and event once
+ * (a channel both name gets one alert). `first` says whose rules count first (their rule names
+ * the delivery): the workflow's for instance and task ends, the schedule's for a misfire.
+ */
+async function matchBoth(
+  deps: EnqueueDeps,
+  events: readonly AlertEvent[],
+  w: { workflow: string; version?: number },
+  scheduleId: string | undefined,
+  first: "workflow" | "schedule" = "workflow",
+): Promise<AlertMatch[]> {
+  const seen = new Set<string>();
+  const fromWorkflow = async () =>
+    matchRules("workflow", await workflowRules(deps, w.workflow, w.version), events, seen);
+  const fromSchedule = async () =>
+    matchRules("schedule", await scheduleRules(deps, scheduleId), events, seen);
+  return first === "workflow"
+    ? [...(await fromWorkflow()), ...(await fromSchedule())]
+    : [...(await fromSchedule()), ...(await fromWorkflow())];
+}
+
+/**
  * The deliveries one event asks for, written (record + job each).
  * @returns the deliveries created now (none for an event no rule is on, or a repeated one).
  */
@@ -96,16 +119,12 @@ async function instanceEnd(
     timedOut: inst?.timedOutAt !== undefined,
     subWorkflow: false,
   });
-  const seen = new Set<string>();
-  const matches = [
-    ...matchRules(
-      "workflow",
-      await workflowRules(deps, d.workflow, d.workflowVersion),
-      events,
-      seen,
-    ),
-    ...matchRules("schedule", await scheduleRules(deps, d.scheduleId), events, seen),
-  ];
+  const matches = await matchBoth(
+    deps,
+    events,
+    { workflow: d.workflow, version: d.workflowVersion },
+    d.scheduleId,
+  );
   const run = d.runs ?? 1;
   return create(deps, matches, `${d.instanceId}.${run}`, occurredAt, {
     subject: d.instanceId,
@@ -124,16 +143,12 @@ async function taskEnd(
   const events = taskEndEvents({ state: d.state, ...(d.willRetry ? { willRetry: true } : {}) });
   if (events.length === 0) return [];
   const inst = await deps.store.getInstance(d.instanceId);
-  const seen = new Set<string>();
-  const matches = [
-    ...matchRules(
-      "workflow",
-      await workflowRules(deps, d.workflow, d.workflowVersion),
-      events,
-      seen,
-    ),
-    ...matchRules("schedule", await scheduleRules(deps, inst?.scheduleId), events, seen),
-  ];
+  const matches = await matchBoth(
+    deps,
+    events,
+    { workflow: d.workflow, version: d.workflowVersion },
+    inst?.scheduleId,
+  );
   return create(deps, matches, `${d.instanceId}.${d.taskCode}.${d.attempt}`, occurredAt, {
     subject: d.instanceId,
     workflow: d.workflow,
@@ -151,11 +166,7 @@ async function misfire(
   occurredAt: number,
 ): Promise<DeliveryRecord[]> {
   const events = ["SCHEDULE_MISFIRE"] as const;
-  const seen = new Set<string>();
-  const matches = [
-    ...matchRules("schedule", await scheduleRules(deps, d.scheduleId), events, seen),
-    ...matchRules("workflow", await workflowRules(deps, d.workflow), events, seen),
-  ];
+  const matches = await matchBoth(deps, events, { workflow: d.workflow }, d.scheduleId, "schedule");
   const nominal = Date.parse(d.nominalTime);
   return create(deps, matches, `${d.scheduleId}.${nominal}`, occurredAt, {
     subject: `schedule:${d.scheduleId}`,

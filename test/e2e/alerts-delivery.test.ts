@@ -5,8 +5,6 @@
  * that died after claiming leaves the send to the next one once its claim lapses, with the same
  * delivery id; the bounded retries follow the configured backoff.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAlertsConfig } from "../../lib/alerts/channels.js";
 import { AlertDeliverer, type DelivererDeps } from "../../lib/alerts/deliverer.js";
@@ -14,36 +12,31 @@ import type { DeliveryRecord } from "../../lib/alerts/deliveries.js";
 import { DynamoDeliveries } from "../../lib/alerts/dynamo-deliveries.js";
 import type { Store } from "../../lib/store/store.js";
 import { testClients, useTestAws } from "../helpers/aws-env.js";
+import { type Received, type Receiver, startReceiver } from "../helpers/receiver.js";
 
 describe("alert delivery", () => {
-  let server: Server;
+  let rx: Receiver;
   let url = "";
-  const got: Array<{ headers: IncomingHttpHeaders; body: { deliveryId: string } }> = [];
+  let got: Received[] = [];
   let answer = 200;
   let echo = false;
   let deliveries: DynamoDeliveries;
   let clock = 1_700_000_000_000;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let text = "";
-      req.on("data", (d) => {
-        text += d;
-      });
-      req.on("end", () => {
-        got.push({ headers: req.headers, body: JSON.parse(text) });
-        // A receiver that quotes the request in its error page.
-        if (echo) res.writeHead(500).end(`echo ${req.headers.authorization}\nat ${req.url}`);
-        else res.writeHead(answer).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // A receiver that quotes the request in its error page when `echo` is on.
+    rx = await startReceiver((r) =>
+      echo
+        ? { status: 500, body: `echo ${r.headers.authorization}\nat ${r.path}` }
+        : { status: answer },
+    );
+    url = rx.url;
+    got = rx.got;
     const aws = await useTestAws();
     deliveries = new DynamoDeliveries(testClients().dynamo, aws.config.tables.timers);
   });
-  afterAll(() => {
-    server.close();
+  afterAll(async () => {
+    await rx?.close();
   });
 
   const deliverer = (more: Partial<DelivererDeps> = {}) =>

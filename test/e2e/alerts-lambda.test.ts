@@ -7,8 +7,6 @@
  * of the invocation's time left nothing is claimed, and the schedule sends it later.
  */
 import { mkdtempSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,29 +17,20 @@ import { putWorkflow } from "../../lib/api/workflows.js";
 import { DETAIL_TYPES } from "../../lib/core/state-events.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { useTestAws } from "../helpers/aws-env.js";
+import { type Receiver, startReceiver } from "../helpers/receiver.js";
 
 const SCHEDULED = { source: "aws.events", "detail-type": "Scheduled Event", detail: {} };
 
 describe("the alerts Lambda's invocations", () => {
-  let server: Server;
+  let rx: Receiver;
   let url = "";
-  const got: string[] = [];
+  const got = () => rx.got.map((r) => r.body.deliveryId as string);
   let rt: Runtime;
   const logged: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let text = "";
-      req.on("data", (d) => {
-        text += d;
-      });
-      req.on("end", () => {
-        got.push(JSON.parse(text).deliveryId);
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    rx = await startReceiver();
+    url = rx.url;
     const aws = await useTestAws();
     rt = createRuntime({ ...aws.config, dataDir: mkdtempSync(join(tmpdir(), "shoal-alerts-l-")) });
     const put = await putWorkflow(rt.api, "lw", {
@@ -54,8 +43,8 @@ describe("the alerts Lambda's invocations", () => {
     } as never);
     expect(put.statusCode).toBe(201);
   });
-  afterAll(() => {
-    server.close();
+  afterAll(async () => {
+    await rx?.close();
   });
 
   const alertsOn = (timersTable: string) =>
@@ -94,10 +83,10 @@ describe("the alerts Lambda's invocations", () => {
     const alerts = alertsOn(rt.config.tables.timers);
     const first = await handleAlertsInvocation(alerts, succeeded("i-now"), plenty);
     expect(first).toMatchObject({ created: 1, sent: 1, deferred: 0 });
-    expect(got.filter((d) => d.startsWith("i-now."))).toHaveLength(1);
+    expect(got().filter((d) => d.startsWith("i-now."))).toHaveLength(1);
     const again = await handleAlertsInvocation(alerts, succeeded("i-now"), plenty);
     expect(again).toMatchObject({ created: 0, sent: 0 });
-    expect(got.filter((d) => d.startsWith("i-now."))).toHaveLength(1);
+    expect(got().filter((d) => d.startsWith("i-now."))).toHaveLength(1);
     expect((await alerts.deliveries.list("i-now"))[0]).toMatchObject({
       status: "SENT",
       attempts: 1,
@@ -110,11 +99,11 @@ describe("the alerts Lambda's invocations", () => {
     const [waiting] = await alerts.onEvent(succeeded("i-waiting"));
     expect(waiting).toBeDefined();
     await handleAlertsInvocation(alerts, succeeded("i-other"), plenty);
-    expect(got.filter((d) => d.startsWith("i-waiting."))).toHaveLength(0);
+    expect(got().filter((d) => d.startsWith("i-waiting."))).toHaveLength(0);
     const pass = await handleAlertsInvocation(alerts, SCHEDULED, plenty);
     expect(pass.created).toBe(0);
     expect(pass.sent).toBeGreaterThanOrEqual(1);
-    expect(got.filter((d) => d.startsWith("i-waiting."))).toHaveLength(1);
+    expect(got().filter((d) => d.startsWith("i-waiting."))).toHaveLength(1);
   });
 
   it("with too little time left nothing is claimed; the schedule sends it later", async () => {

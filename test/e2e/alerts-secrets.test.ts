@@ -8,12 +8,11 @@
  * used by the next attempt. No secret value shows in the API, the logs or the events.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/poll.js";
+import { type Received, type Receiver, startReceiver } from "../helpers/receiver.js";
 import {
   api,
   putWorkflow,
@@ -23,21 +22,15 @@ import {
   waitFinal,
 } from "../helpers/standalone.js";
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: { instanceId?: string };
-}
-
 const HOOK_PATH = "/services/T000/B000/hook-path-from-a-secret";
 const TOKEN = "tok-9f8e7d6c5b4a-from-a-secret";
 const ENV_PATH = "/from-the-environment-only";
 
 describe("alert channels from secrets in shoal standalone", () => {
   let sa: RunningStandalone;
-  let server: Server;
+  let rx: Receiver;
   let base = "";
-  const got: Received[] = [];
+  let got: Received[] = [];
   let secretsFile = "";
   let secrets: Record<string, string> = {};
 
@@ -51,18 +44,9 @@ describe("alert channels from secrets in shoal standalone", () => {
     );
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let text = "";
-      req.on("data", (d) => {
-        text += d;
-      });
-      req.on("end", () => {
-        got.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(text) });
-        res.writeHead(200).end("ok");
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    rx = await startReceiver(() => ({ status: 200, body: "ok" }));
+    base = rx.url;
+    got = rx.got;
     const scratch = mkdtempSync(join(tmpdir(), "shoal-alert-secrets-"));
     secretsFile = join(scratch, "secrets.yaml");
     secrets = { "hooks/ops": `${base}${HOOK_PATH}`, "hooks/token": TOKEN };
@@ -89,7 +73,7 @@ describe("alert channels from secrets in shoal standalone", () => {
   }, 60_000);
   afterAll(async () => {
     await sa?.stop();
-    server?.close();
+    await rx?.close();
   });
 
   const alertsOf = (id: string, count: number) =>

@@ -7,12 +7,13 @@
  * is recorded in `GET /v1/instances/{id}`, and no channel URL ever shows there.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/poll.js";
+import { type Received, type Receiver, startReceiver } from "../helpers/receiver.js";
 import {
   api,
   putWorkflow,
@@ -22,39 +23,17 @@ import {
   waitFinal,
 } from "../helpers/standalone.js";
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  // biome-ignore lint/suspicious/noExplicitAny: the test reads the JSON it received loosely
-  body: any;
-}
-
-/** A receiver: records every POST; `/flaky/<key>` answers 500 twice per key, then 200. */
-async function startReceiver(): Promise<{ server: Server; url: string; got: Received[] }> {
-  const got: Received[] = [];
+/** `/flaky/<key>` answers 500 twice per key, then 200; everything else 200. */
+function flakyAnswers(): (r: Received) => { status: number; body: string } {
   const flaky = new Map<string, number>();
-  const server = createServer((req, res) => {
-    let text = "";
-    req.on("data", (d) => {
-      text += d;
-    });
-    req.on("end", () => {
-      const path = req.url ?? "";
-      got.push({ path, headers: req.headers, body: JSON.parse(text) });
-      if (path.startsWith("/flaky")) {
-        const n = (flaky.get(path) ?? 0) + 1;
-        flaky.set(path, n);
-        if (n <= 2) {
-          res.writeHead(500).end("receiver down for maintenance");
-          return;
-        }
-      }
-      res.writeHead(200).end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}`, got };
+  return (r) => {
+    if (!r.path.startsWith("/flaky")) return { status: 200, body: "ok" };
+    const n = (flaky.get(r.path) ?? 0) + 1;
+    flaky.set(r.path, n);
+    return n <= 2
+      ? { status: 500, body: "receiver down for maintenance" }
+      : { status: 200, body: "ok" };
+  };
 }
 
 /** A port nothing listens on. */
@@ -70,12 +49,12 @@ const SECRET = "T000/B000/not-for-your-eyes";
 
 describe("alerts in shoal standalone", () => {
   let sa: RunningStandalone;
-  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  let rx: Receiver;
   let scratch: string;
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), "shoal-alerts-"));
-    rx = await startReceiver();
+    rx = await startReceiver(flakyAnswers());
     const dead = await closedPort();
     const file = join(scratch, "alerts.yaml");
     writeFileSync(
@@ -100,7 +79,7 @@ describe("alerts in shoal standalone", () => {
   });
   afterAll(async () => {
     await sa?.stop();
-    rx?.server.close();
+    await rx?.close();
   });
 
   const posts = (instanceId: string, prefix: string) =>
