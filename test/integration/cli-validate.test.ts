@@ -143,6 +143,19 @@ describe("shoal validate", () => {
     expect(r.code).toBe(0);
   });
 
+  it("takes files as arguments too (a shell glob), and asks for one when given none", async () => {
+    const files = ["etl-report.yaml", "data-quality.yaml", "montage.yaml"].map(
+      (f) => `${ROOT}examples/${f}`,
+    );
+    const [first, ...rest] = files;
+    const r = await runCli(["validate", "-f", first as string, ...rest]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${files.length} workflows valid`);
+    const none = await runCli(["validate"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("name at least one file");
+  });
+
   it("checks what the files say together: a name twice, a sub-workflow cycle among them", async () => {
     const a = { name: "ring-a", tasks: [{ code: "s", type: "SUB_WORKFLOW", workflow: "ring-b" }] };
     const b = { name: "ring-b", tasks: [{ code: "s", type: "SUB_WORKFLOW", workflow: "ring-a" }] };

@@ -16,7 +16,7 @@ import { subWorkflowTargets } from "../../core/sub-workflow-cycle.js";
 import { NAME_PATTERN, parseWorkflowDefinition } from "../../core/validate.js";
 import type { CliContext } from "../context.js";
 import { loadWorkflowDocuments, type WorkflowDocument, type WorkflowFile } from "../documents.js";
-import { CliError, EXIT } from "../errors.js";
+import { CliError, EXIT, UsageError } from "../errors.js";
 import { childrenFirst } from "./apply.js";
 
 /** One document of one file, with where to say it is. */
@@ -31,7 +31,9 @@ export function registerValidate(program: Command, ctx: CliContext): void {
   program
     .command("validate")
     .description("check workflow definition files offline, as the API would (no endpoint needed)")
-    .requiredOption(
+    // Files as arguments too, so a shell glob works: `shoal validate -f imported/*.yaml`.
+    .argument("[files...]", "more definition files")
+    .option(
       "-f, --file <file>",
       "definition file (YAML documents separated by ---, or JSON; - for stdin); repeat for more",
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
@@ -43,7 +45,11 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         "exist, and sub-workflow cycles through workflows stored on the server.\n" +
         "Exit 0 when every document is valid, 1 otherwise.",
     )
-    .action(async (opts: { file: string[] }) => {
+    .action(async (args: string[], opts: { file?: string[] }) => {
+      const files = [...(opts.file ?? []), ...args];
+      if (files.length === 0) {
+        throw new UsageError("name at least one file: shoal validate -f FILE [FILE…]");
+      }
       const problems: string[] = [];
       const invalid = new Set<Located>();
       const fail = (at: Located, detail: ErrorDetail) => {
@@ -56,7 +62,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       let count = 0;
       let unreadable = 0;
       // File by file, document by document: problems print in that order.
-      for (const file of opts.file) {
+      for (const file of files) {
         let read: WorkflowFile;
         try {
           read = await loadWorkflowDocuments(file);
