@@ -25,6 +25,7 @@ import {
   channelUrlProblem,
   headerValueProblem,
 } from "../lib/core/alert-channels.js";
+import { CHANNEL_NAME_PATTERN } from "../lib/core/alert-rules.js";
 import { parseSecretName } from "../lib/core/secret-references.js";
 import { DETAIL_TYPES, EVENT_SOURCE } from "../lib/core/state-events.js";
 import { secretStatements } from "./secrets.js";
@@ -119,8 +120,8 @@ export function addAlerts(scope: Construct, w: AlertsWiring): LambdaFn {
   const secretNames = new Set<string>();
   let key: Key | undefined;
   for (const [name, c] of Object.entries(w.options.channels)) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(name)) {
-      throw new Error(`alerts.channels: '${name}' must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`);
+    if (!CHANNEL_NAME_PATTERN.test(name)) {
+      throw new Error(`alerts.channels: '${name}' must match ${CHANNEL_NAME_PATTERN.source}`);
     }
     if (c.type !== "email") {
       for (const base of channelSecrets(name, c)) secretNames.add(base);

@@ -82,7 +82,7 @@ export const alertsConfigSchema = z.strictObject({
   channels: z
     .record(
       z.string().regex(CHANNEL_NAME_PATTERN, {
-        error: "channel names must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
+        error: `channel names must match ${CHANNEL_NAME_PATTERN.source}`,
       }),
       channelSchema,
     )

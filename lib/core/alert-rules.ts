@@ -57,7 +57,7 @@ export const alertRuleSchema = z.strictObject({
   channels: z
     .array(
       z.string().regex(CHANNEL_NAME_PATTERN, {
-        error: "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$ (a channel of the alert configuration)",
+        error: `must match ${CHANNEL_NAME_PATTERN.source} (a channel of the alert configuration)`,
       }),
     )
     .min(1, { error: "must name at least one channel" })
