@@ -22,6 +22,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { readEnvFile } from "../lib/standalone/env-file.js";
 import { type Standalone, startStandalone } from "../lib/standalone/standalone.js";
+import { benchBackend } from "./backend.js";
 import { ExternalWorkers } from "./external-workers.js";
 import { type Component, epochNow, Instrumentation } from "./instrumentation.js";
 
@@ -58,6 +59,7 @@ export async function startHarness(
     workers: 0,
     examples: false,
     quiet: true,
+    backend: benchBackend(),
   });
   const { runtime } = standalone;
   const instr = new Instrumentation(runtime.config.eventsQueueUrl ?? "", runtime.clients.counter);

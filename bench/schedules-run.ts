@@ -13,7 +13,6 @@ import { handleApiRequest } from "../lib/api/router.js";
 import { createAwsClients } from "../lib/aws/clients.js";
 import { configFromEnv, ENV } from "../lib/aws/config.js";
 import { createRuntime } from "../lib/runtime/runtime.js";
-import { startEmulatorProcess } from "../lib/standalone/emulator-process.js";
 import {
   autoCreatedQueues,
   ensureEventsQueue,
@@ -21,7 +20,9 @@ import {
   ensureTables,
   ensureTaskQueues,
 } from "../lib/standalone/provision.js";
+import { startStorageBackend } from "../lib/standalone/storage-backend.js";
 import { SCHEDULE_SHARDS } from "../lib/store/schedules.js";
+import { benchBackend } from "./backend.js";
 import { epochNow } from "./instrumentation.js";
 import { emulatorCpuMs, emulatorPids, machineBusyMs, waitForQuiet } from "./proc-cpu.js";
 import { type CpuProfile, Profiler, type ProfileSummary, summarizeProfile } from "./profile.js";
@@ -63,7 +64,7 @@ export async function runOnce(
     mkdirSync(profDir, { recursive: true });
     process.env.NODE_OPTIONS = `${nodeOptions ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim();
   }
-  const em = await startEmulatorProcess(dataDir);
+  const em = await startStorageBackend(benchBackend(), dataDir, {});
   if (nodeOptions === undefined) delete process.env.NODE_OPTIONS;
   else process.env.NODE_OPTIONS = nodeOptions;
   const pids = emulatorPids();
@@ -80,6 +81,7 @@ export async function runOnce(
     region: "us-east-1",
     endpoints: { dynamodb: em.dynamodbEndpoint, sqs: em.sqsEndpoint },
     credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+    ...(em.embeddedDir ? { embeddedDir: em.embeddedDir } : {}),
   };
   const clients = createAwsClients(aws);
   try {

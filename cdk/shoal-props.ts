@@ -97,6 +97,13 @@ export interface ShoalProps {
   /** Alert channels of the workflows' and schedules' alert rules (cdk/alerts.ts, docs/alerts.md). */
   alerts?: ShoalAlertsOptions;
   /**
+   * Which task state-change events go to the event bus: `unsuccessful` (default: every attempt
+   * that did not end SUCCESS, which TASK_RETRY_EXHAUSTED alerts need), `all` (one more
+   * EventBridge event per successful task: $1.00 per million tasks at us-east-1 list price), or
+   * `none`. Instance events always go (docs/events.md).
+   */
+  taskEvents?: "unsuccessful" | "all" | "none";
+  /**
    * Secrets tasks may read with `${secret:NAME}` (docs/secrets.md): Secrets Manager names
    * (`prod/db`), name prefixes (`prod/*`) or ARNs, and SSM parameters as `ssm:/prod/db/pw`
    * (`ssm:/prod/*`). The workers get read access to these only (cdk/secrets.ts). None by default.

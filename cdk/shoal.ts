@@ -196,6 +196,7 @@ export class Shoal extends Construct {
       [ENV.dataDir]: "/tmp/shoal",
       [ENV.taskLogGroup]: this.taskLogs.logGroupName,
       [ENV.eventBus]: this.bus.eventBusName,
+      [ENV.taskEvents]: props.taskEvents ?? "unsuccessful",
       [ENV.instanceRetentionDays]: String(instanceDays),
       // `shoal explain` counts these groups as served (no worker heartbeat from Lambda).
       [ENV.lambdaWorkerGroups]: workerGroups.join(","),

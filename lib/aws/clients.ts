@@ -18,6 +18,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import type { SSMClient } from "@aws-sdk/client-ssm";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsConfig, AwsService } from "./config.js";
+import { embeddedClientsFactory } from "./embedded-registry.js";
 import { addFaultInjection } from "./fault-injection.js";
 
 /** Requests sent, by `Service.Operation` (for example `DynamoDB.UpdateItem`). */
@@ -136,12 +137,21 @@ export function createAwsClients(
       return client;
     };
   };
+  // The embedded backend's clients serve the same commands in-process (lib/embedded/).
+  const embedded = config.embeddedDir
+    ? lazy(() =>
+        embeddedClientsFactory()(config.embeddedDir as string, config.region ?? "us-east-1"),
+      )
+    : undefined;
   const dynamo = lazy(() =>
-    DynamoDBDocumentClient.from(counted("DynamoDB", new DynamoDBClient(options("dynamodb"))), {
-      marshallOptions: { removeUndefinedValues: true },
-    }),
+    embedded
+      ? counted("DynamoDB", embedded().dynamo as DynamoDBDocumentClient)
+      : DynamoDBDocumentClient.from(counted("DynamoDB", new DynamoDBClient(options("dynamodb"))), {
+          marshallOptions: { removeUndefinedValues: true },
+        }),
   );
   const sqs = lazy(() => {
+    if (embedded) return counted("SQS", embedded().sqs as SQSClient);
     // Emulators hand out queue URLs whose host does not resolve (sqs.<region>.localhost); with
     // an endpoint configured, requests go there rather than to the queue URL's host.
     const custom = Boolean(config.endpoints.sqs);

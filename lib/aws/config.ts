@@ -32,6 +32,12 @@ export const ENV = {
   /** EventBridge bus that state-change events go to (on AWS); unset: no bus (standalone: in-process). */
   eventBus: "SHOAL_EVENT_BUS",
   /**
+   * Which task state-change events are published: `unsuccessful` (default: every attempt that
+   * did not end SUCCESS), `all`, or `none` (docs/events.md). One event per successful task was
+   * $1.00 per million tasks on EventBridge that nothing of Shoal's consumed.
+   */
+  taskEvents: "SHOAL_TASK_EVENTS",
+  /**
    * The API of the `shoal standalone` this process runs next to (written to its endpoints.env):
    * a `shoal sweeper` sends its misfire events there, onto the standalone's bus.
    */
@@ -66,9 +72,33 @@ export const ENV = {
   testDeliverTwice: "SHOAL_TEST_DELIVER_TWICE",
   /** Test hook: injected DynamoDB/SQS latency and errors (format: lib/aws/fault-injection.ts). */
   testFaults: "SHOAL_TEST_FAULTS",
+  /**
+   * Standalone's embedded backend (lib/embedded/): the directory of its SQLite files. Set, the
+   * DynamoDB and SQS clients of standalone, its worker and sweeper processes and `shoal worker`s
+   * started from its endpoints.env call it in-process instead of an endpoint.
+   */
+  embeddedDir: "SHOAL_EMBEDDED_DIR",
   /** Set by ECS in a task's containers: its agent's URI (scale-in protection). */
   ecsAgentUri: "ECS_AGENT_URI",
 } as const;
+
+/** SHOAL_TASK_EVENTS: which task state-change events are published. */
+export type TaskEventsSetting = "unsuccessful" | "all" | "none";
+
+const TASK_EVENTS_SETTINGS: readonly TaskEventsSetting[] = ["unsuccessful", "all", "none"];
+
+/**
+ * Parses SHOAL_TASK_EVENTS (empty: `unsuccessful`).
+ * @throws Error naming the variable and the values it takes.
+ */
+export function taskEventsSetting(value: string | undefined): TaskEventsSetting {
+  if (!value) return "unsuccessful";
+  if (!(TASK_EVENTS_SETTINGS as readonly string[]).includes(value))
+    throw new Error(
+      `${ENV.taskEvents} must be one of: ${TASK_EVENTS_SETTINGS.join(", ")} (it is '${value}')`,
+    );
+  return value as TaskEventsSetting;
+}
 
 /** The AWS services Shoal calls, as keys of {@link AwsConfig.endpoints}. */
 export type AwsService =
@@ -113,6 +143,11 @@ export interface AwsConfig {
   profile?: string;
   /** Test hook: faults injected into the clients' calls (SHOAL_TEST_FAULTS). */
   faults?: FaultSpec;
+  /**
+   * The data directory of `shoal standalone`'s embedded backend (SHOAL_EMBEDDED_DIR): DynamoDB
+   * and SQS calls go to it in-process (lib/embedded/) instead of to an endpoint.
+   */
+  embeddedDir?: string;
 }
 
 /**
@@ -130,10 +165,12 @@ export function awsConfigFromEnv(env: NodeJS.ProcessEnv): AwsConfig {
     }
   }
   const faults = env[ENV.testFaults] ? parseFaultSpec(env[ENV.testFaults] ?? "") : undefined;
+  const embeddedDir = env[ENV.embeddedDir] || undefined;
   return {
     ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}),
     endpoints,
     ...(faults ? { faults } : {}),
+    ...(embeddedDir ? { embeddedDir } : {}),
   };
 }
 
@@ -213,6 +250,8 @@ export interface ShoalConfig {
   taskLogGroup?: string;
   /** EventBridge bus of state-change events; absent: none (standalone: its in-process bus). */
   eventBus?: string;
+  /** Which task state-change events are published (SHOAL_TASK_EVENTS; default `unsuccessful`). */
+  taskEvents: TaskEventsSetting;
   /**
    * Days finished instances, their task attempts and fire-ledger entries are kept before DynamoDB
    * TTL deletes them (on AWS); 0: forever (the default; the CDK stack sets 90).
@@ -329,6 +368,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
     singleDispatcher: env[ENV.singleDispatcher] === "true",
     ...(env[ENV.taskLogGroup] ? { taskLogGroup: env[ENV.taskLogGroup] } : {}),
     ...(env[ENV.eventBus] ? { eventBus: env[ENV.eventBus] } : {}),
+    taskEvents: taskEventsSetting(env[ENV.taskEvents]),
     instanceRetentionDays: nonNegative(env, ENV.instanceRetentionDays),
     keepFailedWorkMs: minutes(env, ENV.keepFailedWorkMinutes, 60) * 60_000,
     lambdaWorkerGroups: (env[ENV.lambdaWorkerGroups] ?? "")

@@ -25,6 +25,11 @@ export interface EngineDeps {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** Where state-change events go (absent: nowhere). */
   stateChanges?: StateChangePublisher;
+  /**
+   * Which task state-change events go there (default `unsuccessful`: a successful attempt's is
+   * left out; instance events always go).
+   */
+  taskEvents?: "unsuccessful" | "all" | "none";
 }
 
 /** Base time of built-in time parameters: the schedule time, else when the run was requested. */

@@ -22,6 +22,7 @@ export function isLiveOutcome(progress: Progress, o: TaskOutcome): boolean {
 /**
  * The events of a write that took the instance from `before` to `after`.
  * @param outcomes task attempts that ended with this write (live ones only), in order.
+ * @param taskEvents which task events to make (EngineDeps.taskEvents; default `all` here).
  */
 export function stateChangesOf(
   before: InstanceRecord,
@@ -29,12 +30,14 @@ export function stateChangesOf(
   def: LoadedDefinition,
   outcomes: readonly TaskOutcome[],
   now: number,
+  taskEvents: NonNullable<EngineDeps["taskEvents"]> = "all",
 ): StateChangeEvent[] {
   const events: StateChangeEvent[] = [];
   const seen = new Set<string>();
   for (const o of outcomes) {
     const key = `${o.index}#${o.attempt}`;
     if (seen.has(key)) continue;
+    if (taskEvents === "none" || (taskEvents === "unsuccessful" && o.state === "SUCCESS")) continue;
     seen.add(key);
     const task = def.definition.tasks[o.index] as TaskDefinition;
     const e = taskStateChange(
@@ -71,6 +74,13 @@ export async function publishChanges(
   outcomes: readonly TaskOutcome[],
 ): Promise<void> {
   if (!deps.stateChanges) return;
-  const events = stateChangesOf(before, after, def, outcomes, deps.now());
+  const events = stateChangesOf(
+    before,
+    after,
+    def,
+    outcomes,
+    deps.now(),
+    deps.taskEvents ?? "unsuccessful",
+  );
   if (events.length > 0) await deps.stateChanges.publish(events);
 }

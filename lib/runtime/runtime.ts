@@ -151,6 +151,7 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
     now,
     log,
     stateChanges,
+    taskEvents: config.taskEvents,
     // The gate grants waiting tasks through the engine it belongs to.
     gate: new TaskGroupGate(taskGroups, { now, onGranted: (w) => grantTaskGroupSlot(engine, w) }),
   };

@@ -24,6 +24,8 @@ export function banner(b: {
   cwd: string;
   /** The secrets file in use, if any. */
   secretsFile?: string;
+  /** Where state is kept (default `embedded`). */
+  backend?: "embedded" | "emulators";
 }): string {
   const inCwd = relative(b.cwd, b.dataDir);
   const dirArg =
@@ -36,6 +38,9 @@ export function banner(b: {
     `  console   ${b.apiUrl}/`,
     `  API       ${b.apiUrl}`,
     `  data      ${b.dataDir}`,
+    (b.backend ?? "embedded") === "embedded"
+      ? "  storage   embedded: DynamoDB and SQS in this process, on SQLite (--backend emulators: dynalite and fauxqs)"
+      : "  storage   emulators: dynalite and fauxqs child processes (--backend embedded: in-process, faster)",
     `  workers   ${b.workers} task slot${b.workers === 1 ? "" : "s"} (worker group 'default')`,
     `            ${b.workers > 0 ? "more" : "start one"}: npx shoal worker${dirArg} --group default   (--group G serves worker group G)`,
     ...(b.scheduler ? [] : [`  sweeper   none here (--no-scheduler): npx shoal sweeper${dirArg}`]),

@@ -1,7 +1,8 @@
 /**
  * `shoal standalone`: every part of Shoal in one process (DolphinScheduler's StandaloneServer),
- * on embedded DynamoDB and SQS emulators with data on disk, driving the same handlers Lambda
- * runs with the same event shapes.
+ * on an embedded DynamoDB and SQS with data on disk (in-process on SQLite, or the dynalite and
+ * fauxqs emulators: storage-backend.ts), driving the same handlers Lambda runs with the same
+ * event shapes.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
@@ -12,7 +13,7 @@ import { DynamoExpiredDeliveries } from "../alerts/dynamo-expired-deliveries.js"
 import { handleApiRequest } from "../api/router.js";
 import { deliverTriggerEvent } from "../api/triggers.js";
 import { createAwsClients } from "../aws/clients.js";
-import { configFromEnv, ENV, resourceNames, type ShoalConfig } from "../aws/config.js";
+import { ENV } from "../aws/config.js";
 import { reachesTriggers } from "../core/state-events.js";
 import { LocalEventBus } from "../events/local-event-bus.js";
 import { createLog, type Log } from "../runtime/log.js";
@@ -21,13 +22,8 @@ import { SECRETS_ENV, secretSourceFromEnv } from "../secrets/sources.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
 import { banner } from "./banner.js";
 import { consoleFiles } from "./console-files.js";
-import {
-  type EmulatorProcesses,
-  portOf,
-  previousPorts,
-  startEmulatorProcess,
-} from "./emulator-process.js";
-import type { Emulators } from "./emulators.js";
+import type { BackendKind } from "./defaults.js";
+import { portOf, previousPorts } from "./emulator-process.js";
 import { ENDPOINTS_FILE, formatEnvFile } from "./env-file.js";
 import { loadExamples } from "./examples.js";
 import { startHttpServer } from "./http-server.js";
@@ -41,6 +37,8 @@ import {
 } from "./provision.js";
 import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
 import { standaloneSecretsFile } from "./secrets-file.js";
+import { REGION, standaloneConfig, standaloneEnv } from "./standalone-env.js";
+import { type StorageBackend, startStorageBackend } from "./storage-backend.js";
 import { startSweepLoop } from "./sweep-loop.js";
 import { startWorkerChild, type WorkerChild } from "./worker-child.js";
 
@@ -69,6 +67,11 @@ export interface StandaloneOptions {
   secretsFile?: string;
   /** Alert channels (`--alerts FILE`); absent: SHOAL_ALERTS / SHOAL_ALERTS_FILE, else none. */
   alerts?: AlertsConfig;
+  /**
+   * Where state is kept (`--backend`): `embedded` (default: DynamoDB and SQS in-process on
+   * SQLite, lib/embedded/) or `emulators` (dynalite and fauxqs child processes).
+   */
+  backend?: BackendKind;
 }
 
 export interface Standalone {
@@ -76,70 +79,14 @@ export interface Standalone {
   dataDir: string;
   envFile: string;
   runtime: Runtime;
-  emulators: Emulators;
+  /** The backend state is kept in, and its AWS-protocol endpoints. */
+  emulators: StorageBackend;
   /**
    * Resolves (never rejects) if a child could not be restarted (supervisor.ts): standalone has
    * stopped itself by then, rather than serve while broken; the error says which and why.
    */
   failed: Promise<Error>;
   stop(): Promise<void>;
-}
-
-const REGION = "us-east-1";
-
-/** The emulators' dummy credentials (they accept any). */
-const LOCAL_CREDENTIALS = { accessKeyId: "shoal-local", secretAccessKey: "shoal-local" };
-
-/** Environment of standalone, also written to `<dataDir>/endpoints.env` for `shoal worker`. */
-function standaloneEnv(
-  prefix: string,
-  em: Emulators,
-  dataDir: string,
-  eventsQueueUrl: string,
-  retentionDays: number,
-): Record<string, string> {
-  const names = resourceNames(prefix);
-  return {
-    AWS_REGION: REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: em.dynamodbEndpoint,
-    AWS_ENDPOINT_URL_SQS: em.sqsEndpoint,
-    // Names, spelled out so that a process started with this file needs nothing else.
-    [ENV.prefix]: prefix,
-    [ENV.workflowsTable]: names.tables.workflows,
-    [ENV.commandsTable]: names.tables.commands,
-    [ENV.instancesTable]: names.tables.instances,
-    [ENV.tasksTable]: names.tables.tasks,
-    [ENV.taskGroupsTable]: names.tables.taskGroups,
-    [ENV.timersTable]: names.tables.timers,
-    [ENV.schedulesTable]: names.tables.schedules,
-    [ENV.firesTable]: names.tables.fires,
-    [ENV.leasesTable]: names.tables.leases,
-    [ENV.backfillsTable]: names.tables.backfills,
-    [ENV.triggersTable]: names.tables.triggers,
-    [ENV.dataDir]: dataDir,
-    [ENV.eventsQueueUrl]: eventsQueueUrl,
-    [ENV.leaseSeconds]: "10",
-    [ENV.leaseRenewSeconds]: "1",
-    [ENV.autoCreateQueues]: "true",
-    [ENV.commandResignalSeconds]: "10",
-    [ENV.singleDispatcher]: "true",
-    // Finished items get the TTL attribute, which the retention sweep acts on (and external
-    // `shoal worker`s write it on the attempts they end).
-    [ENV.instanceRetentionDays]: String(retentionDays),
-  };
-}
-
-/**
- * Standalone's configuration: its environment (`standaloneEnv`, the values it sets) over this
- * process's (what it leaves to the user, e.g. SHOAL_KEEP_FAILED_WORK_MINUTES), with the
- * emulators' credentials. Empty values are left out.
- */
-function standaloneConfig(inherited: NodeJS.ProcessEnv, env: Record<string, string>): ShoalConfig {
-  const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
-  const config = configFromEnv({ ...inherited, ...set });
-  return { ...config, aws: { ...config.aws, credentials: LOCAL_CREDENTIALS } };
 }
 
 /** Fires due within this are fired one sweep early and delayed by SQS (1 s locally; docs/scheduling.md "Look-ahead, delayed signals and `notBefore`"). */
@@ -169,7 +116,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const preferredPorts = previousPorts(dataDir);
   // Pollers in this process, told when an emulator is back (their backed-off messages go again).
   const pollers: QueuePoller[] = [];
-  const em: EmulatorProcesses = await startEmulatorProcess(dataDir, {
+  const em: StorageBackend = await startStorageBackend(opts.backend ?? "embedded", dataDir, {
     log: tell,
     onGiveUp: giveUp,
     onRestarted: () => {
@@ -199,6 +146,23 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     };
     const quiet = config0.quiet || opts.quiet === true;
     const config = { ...standaloneConfig(inherited, env), quiet };
+    // The worker child loads its modules while this process sets up the rest (a shorter start);
+    // it is awaited below, and stopped with the rest if the start fails before that.
+    const workerStart =
+      opts.workers > 0
+        ? startWorkerChild(
+            opts.workers,
+            // Standalone's environment: its task processes see the endpoints.
+            { ...inherited, ...env, ...(quiet ? { [ENV.quiet]: "true" } : {}) },
+            tell,
+            stopping,
+          )
+        : undefined;
+    workerStart?.catch(() => {});
+    let workerAwaited = false;
+    cleanup.unshift(async () => {
+      if (!workerAwaited) await (await workerStart?.catch(() => undefined))?.stop();
+    });
     const envFile = resolve(dataDir, ENDPOINTS_FILE);
     const writeEnvFile = (extra: Record<string, string> = {}) =>
       writeFileSync(envFile, formatEnvFile({ ...env, ...extra }));
@@ -206,7 +170,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     // Shoal's state-change events and POST /v1/events meet on one in-process bus, which
     // delivers them to the triggers as EventBridge does on AWS.
     log = createLog({ quiet });
-    for (const which of ["dynamodb", "sqs"] as const) {
+    for (const which of em.kind === "emulators" ? (["dynamodb", "sqs"] as const) : []) {
       const port = preferredPorts[which];
       if (port && port !== portOf(em, which)) {
         log(
@@ -291,14 +255,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     pollers.push(dispatcherPoller, signalsPoller);
 
     let worker: WorkerChild | undefined;
-    if (opts.workers > 0) {
-      // The child is given standalone's environment (its task processes see the endpoints).
-      const started = await startWorkerChild(
-        opts.workers,
-        { ...inherited, ...env, ...(quiet ? { [ENV.quiet]: "true" } : {}) },
-        tell,
-        stopping,
-      );
+    if (workerStart) {
+      const started = await workerStart;
+      workerAwaited = true;
       worker = started;
       consumers.push(() => started.stop());
     }
@@ -384,6 +343,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
           scheduler: opts.scheduler !== false,
           retentionDays,
           examples,
+          backend: em.kind,
           cwd: process.cwd(),
           ...(secretsFile ? { secretsFile } : {}),
         }),

@@ -5,6 +5,8 @@
  * `shoal worker`, it takes its configuration from the environment, `--data-dir DIR`'s
  * `endpoints.env` or `.shoal/endpoints.env` (lib/standalone/worker-process.ts loadEndpointsFile).
  */
+// A process that joins a standalone on the embedded backend opens its files (SHOAL_EMBEDDED_DIR).
+import "../embedded/register.js";
 import { hostname } from "node:os";
 import { createAwsClients } from "../aws/clients.js";
 import { configFromEnv } from "../aws/config.js";

@@ -4,6 +4,8 @@
  * the `DIR/endpoints.env` that standalone wrote, and with nothing configured it reads
  * `./.shoal/endpoints.env` (or `SHOAL_ENV_FILE`).
  */
+// A process that joins a standalone on the embedded backend opens its files (SHOAL_EMBEDDED_DIR).
+import "../embedded/register.js";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";

@@ -32,7 +32,12 @@ describe("state-change events in shoal standalone", () => {
   let scratch: string;
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), "shoal-events-"));
-    sa = await startStandaloneProcess({ dataDir: join(scratch, "data"), workers: 4 });
+    // Every task event, the successful ones too (the default leaves those out).
+    sa = await startStandaloneProcess({
+      dataDir: join(scratch, "data"),
+      workers: 4,
+      env: { SHOAL_TASK_EVENTS: "all" },
+    });
   });
   afterAll(async () => {
     await sa?.stop();

@@ -67,10 +67,18 @@ async function runSucceeds(sa: RunningStandalone, name: string): Promise<void> {
   expect((await waitFinal(sa.url, id, 60_000)).state).toBe("SUCCESS");
 }
 
+/** These children exist on the emulators backend only (the embedded one has none). */
+const EMULATORS = ["--backend", "emulators"];
+
 describe("standalone's children", () => {
   it("restarts a killed worker child; runs submitted afterwards succeed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "shoal-children-w-"));
-    const sa = await startStandaloneProcess({ dataDir: dir, workers: 2, env: LOUD });
+    const sa = await startStandaloneProcess({
+      dataDir: dir,
+      workers: 2,
+      env: LOUD,
+      args: EMULATORS,
+    });
     try {
       await putWorkflow(sa.url, "two", {
         tasks: [
@@ -88,7 +96,12 @@ describe("standalone's children", () => {
 
   it("restarts a killed emulator child on the same port, over the same data", async () => {
     const dir = mkdtempSync(join(tmpdir(), "shoal-children-e-"));
-    const sa = await startStandaloneProcess({ dataDir: dir, workers: 2, env: LOUD });
+    const sa = await startStandaloneProcess({
+      dataDir: dir,
+      workers: 2,
+      env: LOUD,
+      args: EMULATORS,
+    });
     try {
       await putWorkflow(sa.url, "kept", {
         tasks: [{ code: "a", type: "SHELL", command: "echo kept" }],
@@ -108,7 +121,12 @@ describe("standalone's children", () => {
 
   it("stops with a clear message and a non-zero exit when an emulator cannot be restarted", async () => {
     const dir = mkdtempSync(join(tmpdir(), "shoal-children-x-"));
-    const sa = await startStandaloneProcess({ dataDir: dir, workers: 1, env: LOUD });
+    const sa = await startStandaloneProcess({
+      dataDir: dir,
+      workers: 1,
+      env: LOUD,
+      args: EMULATORS,
+    });
     try {
       const pid = await childPid(sa.proc.pid as number, CHILDREN.dynamodb, "the dynamodb child");
       const exited = new Promise<number | null>((r) => sa.proc.once("exit", (code) => r(code)));

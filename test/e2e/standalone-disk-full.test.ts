@@ -1,9 +1,11 @@
 /**
  * A full disk under standalone's data dir (issue 12, stall 1): a start on a full file system is
- * refused at once, naming it; a disk that fills while standalone runs crashes the DynamoDB
- * emulator, and meanwhile the API answers 503 with a Retry-After (never a 500), `/v1/health`
- * says `degraded` and the log says the file system is full; once space is freed the emulator is
- * restarted over the same data and every run accepted before finishes.
+ * refused at once, naming it; a disk that fills while standalone runs fails the backend's
+ * writes (the embedded backend's SQLite writes; on `--backend emulators`, the DynamoDB emulator
+ * crashes), and meanwhile the API answers 503 with a Retry-After (never a 500), `/v1/health`
+ * says `degraded` and the log says the file system is full; once space is freed the backend
+ * takes writes again (the emulator is restarted over the same data) and every run accepted
+ * before finishes. CI runs it on both backends (SHOAL_BACKEND).
  *
  * Needs a small file system of its own: a tmpfs mounted here (root; skipped where mounting is
  * not allowed).

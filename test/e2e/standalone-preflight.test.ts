@@ -47,6 +47,25 @@ describe("shoal standalone preflight", () => {
     }
   });
 
+  it("names an unknown --backend or SHOAL_BACKEND, exit 2, and writes nothing", async () => {
+    const dataDir = join(root, "bad-backend");
+    const flag = await standalone(["--backend", "dynamo", "--data-dir", dataDir]);
+    expect(flag.code, flag.stderr).toBe(2);
+    expect(flag.stderr).toContain("must be one of: embedded, emulators");
+    const started = performance.now();
+    const env = await cli(["standalone", "--no-examples", "--data-dir", dataDir], {
+      SHOAL_QUIET: "true",
+      SHOAL_BACKEND: "sqlite",
+    });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(env.code, env.stderr).toBe(2);
+    expect(env.stderr).toContain(
+      "SHOAL_BACKEND must be one of: embedded, emulators (it is 'sqlite')",
+    );
+    expect(`${flag.stderr}${env.stderr}`).not.toMatch(/\n\s+at /);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it("names a data dir that is a file, or under one", async () => {
     const file = join(root, "a-file");
     writeFileSync(file, "x");
@@ -97,7 +116,11 @@ describe("shoal standalone from another directory", () => {
     try {
       const health = await api(sa.url, "GET", "/v1/health");
       expect(health.status).toBe(200);
-      expect(health.body.parts).toMatchObject({ dynamodb: "ok", sqs: "ok", worker: "ok" });
+      expect(health.body.parts).toMatchObject(
+        process.env.SHOAL_BACKEND === "emulators"
+          ? { dynamodb: "ok", sqs: "ok", worker: "ok" }
+          : { storage: "ok", worker: "ok" },
+      );
     } finally {
       await sa.stop();
     }

@@ -90,7 +90,8 @@ describe("a standalone restarted on its data dir", () => {
     let sa: RunningStandalone | undefined;
     const squatter: Server = createServer();
     try {
-      sa = await startStandaloneProcess({ dataDir, workers: 1 });
+      // The emulators' ports (the embedded backend's processes join through its files).
+      sa = await startStandaloneProcess({ dataDir, workers: 1, args: ["--backend", "emulators"] });
       const before = endpoints(dataDir);
       await sa.stop();
       const port = Number(new URL(before.dynamodb).port);
@@ -103,7 +104,12 @@ describe("a standalone restarted on its data dir", () => {
           }),
         { timeoutMs: 15_000, what: `port ${port} to be free` },
       );
-      sa = await startStandaloneProcess({ dataDir, workers: 1, env: { SHOAL_QUIET: "" } });
+      sa = await startStandaloneProcess({
+        dataDir,
+        workers: 1,
+        env: { SHOAL_QUIET: "" },
+        args: ["--backend", "emulators"],
+      });
       const after = endpoints(dataDir);
       expect(after.dynamodb).not.toBe(before.dynamodb);
       expect(after.sqs).toBe(before.sqs);

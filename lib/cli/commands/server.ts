@@ -1,11 +1,32 @@
 /** `shoal standalone` and `shoal worker`: long-running local processes. */
 import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
 import { ENV } from "../../aws/config.js";
-import { DEFAULT_PORT } from "../../standalone/defaults.js";
+import { BACKEND_KINDS, type BackendKind, DEFAULT_PORT } from "../../standalone/defaults.js";
 import { DEFAULT_RETENTION_DAYS } from "../../standalone/retention.js";
 import type { CliContext } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { intIn, nonNegativeNumber } from "../options.js";
+
+/**
+ * `--backend`'s default: SHOAL_BACKEND, else `embedded`.
+ * @throws UsageError (exit 2) naming SHOAL_BACKEND when it holds no backend's name.
+ */
+function backendFromEnv(value: string | undefined): BackendKind {
+  if (!value) return "embedded";
+  if (!(BACKEND_KINDS as readonly string[]).includes(value))
+    throw new UsageError(
+      `SHOAL_BACKEND must be one of: ${BACKEND_KINDS.join(", ")} (it is '${value}')`,
+    );
+  return value as BackendKind;
+}
+
+/** Parser of `--backend`: one of {@link BACKEND_KINDS}. */
+function backendKind(value: string): BackendKind {
+  if (!(BACKEND_KINDS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`must be one of: ${BACKEND_KINDS.join(", ")}.`);
+  return value as BackendKind;
+}
 
 /**
  * The retention of `shoal standalone`, in days (0: keep everything): `--keep-all`, else
@@ -105,6 +126,11 @@ export function registerServers(program: Command, _ctx: CliContext): void {
       intIn(0, 256),
       4,
     )
+    .option(
+      "--backend <kind>",
+      "where state is kept: embedded (DynamoDB and SQS in-process on SQLite, fastest) or emulators (dynalite and fauxqs, the AWS protocol end to end); default $SHOAL_BACKEND, else embedded",
+      backendKind,
+    )
     .option("--no-examples", "do not load the example workflows")
     .option(
       "--no-scheduler",
@@ -135,7 +161,9 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         keepAll?: boolean;
         alerts?: string;
         secretsFile?: string;
+        backend?: BackendKind;
       }) => {
+        const backend = opts.backend ?? backendFromEnv(process.env.SHOAL_BACKEND);
         const retentionDays = standaloneRetentionDays(opts);
         // A secrets file others can read is refused before anything starts.
         const { standaloneSecretsFile } = await import("../../standalone/secrets-file.js");
@@ -155,6 +183,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
           workers: opts.workers,
           examples: opts.examples,
           scheduler: opts.scheduler,
+          backend,
           retentionDays,
           ...(alerts ? { alerts } : {}),
           ...(secretsFile ? { secretsFile } : {}),

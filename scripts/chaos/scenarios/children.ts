@@ -55,7 +55,14 @@ async function traceHealth(base: string, part: string): Promise<HealthTrace> {
 
 export const children: Scenario = async (ctx) => {
   const port = await freePort();
-  const sa = await startStandalone({ dataDir: ctx.dir, port, workers: 8 });
+  // The emulator children exist on `--backend emulators` only (the embedded backend has none;
+  // the other scenarios run on it, the default).
+  const sa = await startStandalone({
+    dataDir: ctx.dir,
+    port,
+    workers: 8,
+    args: ["--backend", "emulators"],
+  });
   const base = () => sa.url;
   const { names, dags, effectsFile } = await setUpLoad(ctx, sa.url);
   const submitter = Submitter.start(ctx, base, names);

@@ -1,0 +1,396 @@
+/**
+ * Shoal on AWS, by simulation (docs/aws-simulation.md): the handlers run on a local backend with
+ * AWS's latency on every DynamoDB and SQS call (aws-sim-latency.ts) and Lambda's SQS event source
+ * mappings around them (aws-sim-esm.ts), deployed as cdk/shoal.ts configures the stack
+ * (aws-sim-deploy.ts). Prints hop p50/p90, makespan ÷ critical path (Montage and Epigenomics at
+ * time scale 1 and 0.01), the dispatcher's events per second per instance, schedule fires per
+ * second per sweeper shard and the time to dispatch a wide fan-out, against the goals.
+ *
+ *   npm run bench -- aws-sim            (bench/run.ts)
+ *   npx tsx bench/aws-sim.ts [--fanout=N] [--schedules=N] [--worker-slots=N] [--full] [--only=makespan,fanout,dispatcher,schedules]
+ */
+import { pathToFileURL } from "node:url";
+import { WORKER_CONCURRENCY } from "../cdk/shoal-props.js";
+import { convertWfcommons } from "../lib/import/wfcommons.js";
+import { ms } from "./api.js";
+import { type Deployment, deployAwsSim } from "./aws-sim-deploy.js";
+import { esmDrainMs, type InvocationRecord } from "./aws-sim-esm.js";
+import type { LatencyLedger, LatencyMode } from "./aws-sim-latency.js";
+import { chainHops, dispatcherBacklog, dispatcherEventRate, runOnSim } from "./aws-sim-run.js";
+import { loadTrace, type ScenarioOptions, type ScenarioResult, stamp } from "./scenario.js";
+import { WORKFLOW } from "./schedules-config.js";
+import { createSchedules } from "./schedules-create.js";
+import { percentile, round, summarize, table } from "./stats.js";
+
+/** The options aws-sim reads besides ScenarioOptions' own (bench/run.ts passes them). */
+export interface AwsSimOptions extends ScenarioOptions {
+  /** Children of the fan-out (default 500; the goal names 10,000). */
+  awsSimFanout?: number;
+  /** Schedules due in the sweeper measurement (default 1,000, in each mode). */
+  awsSimSchedules?: number;
+  /** Also run Epigenomics (at 0.01: minutes; at 1: over an hour on 6 slots) and the 10,000-task fan-out. */
+  awsSimFull?: boolean;
+  /** Seed of the latency draws (default 15). */
+  awsSimSeed?: number;
+  /** Worker concurrency of the MEDIUM tier instead of the stack's 6 (what a raised limit gives). */
+  awsSimWorkerSlots?: number;
+  /** Parts to run (default all): hop, makespan, fanout, dispatcher, schedules (zero-latency hop always runs). */
+  awsSimParts?: string[];
+}
+
+const GOALS = { hopP50Ms: 60, montageScale1: 1.1, fanout10kMs: 10_000 };
+const TRACES = {
+  montage: "montage-chameleon-2mass-005d-001.json",
+  epigenomics: "epigenomics-chameleon-ilmn-6seq-50k-001.json",
+};
+/** The tier the benchmark's tasks go to (their default priority). */
+const MEDIUM = "MEDIUM";
+
+function chain(n: number) {
+  return {
+    description: "aws-sim hop chain",
+    tasks: Array.from({ length: n }, (_, i) => ({
+      code: `t${i + 1}`,
+      type: "SHELL" as const,
+      upstream: i === 0 ? [] : [`t${i}`],
+      command: "true",
+    })),
+  };
+}
+
+function fanout(n: number) {
+  const children = Array.from({ length: n }, (_, i) => ({
+    code: `c${i + 1}`,
+    type: "SHELL" as const,
+    upstream: ["root"],
+    command: "true",
+  }));
+  return {
+    description: "aws-sim fan-out",
+    tasks: [{ code: "root", type: "SHELL" as const, upstream: [], command: "true" }, ...children],
+  };
+}
+
+/** Per operation: calls, simulated p50 and the backend's own p50/mean (ms). */
+function ledgerRows(ledger: LatencyLedger): Array<Array<string | number>> {
+  return [...ledger.byOp.entries()]
+    .sort((a, b) => b[1].backendMs.length - a[1].backendMs.length)
+    .map(([op, e]) => [
+      op,
+      e.backendMs.length,
+      percentile(e.simulatedMs, 50),
+      percentile(e.backendMs, 50),
+      round(summarize(e.backendMs).mean, 2),
+    ]);
+}
+
+/** One sweeper invocation (as its one-minute rule starts it) over `n` schedules due in 5 s. */
+async function sweepSchedules(d: Deployment, n: number) {
+  for (const e of Object.values(d.esms)) await e.stop();
+  await d.request("PUT", `/v1/workflows/${WORKFLOW}`, chain(1));
+  const rt = d.newRuntime();
+  await createSchedules(rt, n, Date.now() + 5_000, []);
+  // functions/sweeper: a one-minute period and look-ahead, leases of 50 s.
+  const scheduler = rt.scheduleSweeper(`sim:${stamp()}`, 60_000, 60_000, 50_000);
+  const t0 = Date.now();
+  const r = await scheduler.sweep();
+  const sweepMs = Date.now() - t0;
+  await scheduler.stop();
+  const shards = Math.max(1, r.shards.length);
+  return {
+    due: n,
+    fired: r.fired,
+    skipped: r.skipped,
+    queued: r.queued,
+    sweepMs,
+    shards,
+    firesPerSecond: round((r.fired * 1000) / sweepMs, 1),
+    firesPerSecondPerShard: round((r.fired * 1000) / sweepMs / shards, 1),
+  };
+}
+
+async function hopRun(d: Deployment, label: string) {
+  const r = await runOnSim(d, `sim-hop-${label}-${stamp()}`, chain(100), { deadlineMs: 120_000 });
+  const hops = chainHops(r.instance, 100);
+  const warm = (c: InvocationRecord) => !c.cold;
+  const took = (c: InvocationRecord) => c.endMs - c.startMs;
+  return {
+    state: r.state,
+    hop: summarize(hops),
+    run: r,
+    workerInvocationMs: summarize(d.worker.invocations.filter(warm).map(took)),
+    dispatcherInvocationMs: summarize(d.dispatcher.invocations.filter(warm).map(took)),
+  };
+}
+
+/** The AWS simulation scenario (see the file comment). */
+export async function awsSim(opts: AwsSimOptions): Promise<ScenarioResult> {
+  const seed = opts.awsSimSeed ?? 15;
+  const full = Boolean(opts.awsSimFull);
+  const fanoutN = opts.awsSimFanout ?? (full ? 10_000 : 500);
+  const scheduleN = opts.awsSimSchedules ?? 1_000;
+  const tables: string[] = [];
+  const summary: Record<string, unknown> = { seed };
+  // Worker slots of the tasks' tier: the stack's (cdk/shoal-props.ts), unless overridden.
+  const slots = opts.awsSimWorkerSlots ?? WORKER_CONCURRENCY[MEDIUM];
+  const deploy = (mode: LatencyMode) =>
+    deployAwsSim({
+      mode,
+      seed,
+      ...(opts.awsSimWorkerSlots ? { workerConcurrency: { [MEDIUM]: slots } } : {}),
+    });
+
+  // 1. Zero latency: the harness and backend alone.
+  const zero = await deploy("zero");
+  let zeroHop: Awaited<ReturnType<typeof hopRun>>;
+  let zeroSweep: Awaited<ReturnType<typeof sweepSchedules>> | undefined;
+  try {
+    await hopRun(zero, "warm");
+    zero.ledger.reset();
+    zeroHop = await hopRun(zero, "zero");
+    summary.zeroLatency = {
+      hopMs: zeroHop.hop,
+      workerInvocationMs: zeroHop.workerInvocationMs,
+      dispatcherInvocationMs: zeroHop.dispatcherInvocationMs,
+      backendMsByOperation: Object.fromEntries(
+        ledgerRows(zero.ledger).map((r) => [r[0], { calls: r[1], p50: r[3], mean: r[4] }]),
+      ),
+    };
+    tables.push(
+      `== aws-sim, zero-latency mode (harness + backend only): hop p50 ${zeroHop.hop.p50} ms, p90 ${zeroHop.hop.p90} ms`,
+      table([
+        ["operation", "calls", "simulated p50", "backend p50 ms", "backend mean ms"],
+        ...ledgerRows(zero.ledger),
+      ]),
+    );
+    if (!opts.awsSimParts || opts.awsSimParts.includes("schedules"))
+      zeroSweep = await sweepSchedules(zero, scheduleN);
+  } finally {
+    await zero.stop();
+  }
+
+  // 2. AWS latency.
+  const d = await deploy("aws");
+  const rows: Array<Array<string | number>> = [["figure", "goal", "simulated", "met?"]];
+  const verdict = (value: number, goal: number) =>
+    value <= goal ? "yes" : `no (×${round(value / goal, 2)})`;
+  try {
+    const hopWarm = await hopRun(d, "aws");
+    d.ledger.reset();
+    const hop = await hopRun(d, "aws2");
+    summary.hop = {
+      hopMs: hop.hop,
+      workerInvocationMs: hop.workerInvocationMs,
+      dispatcherInvocationMs: hop.dispatcherInvocationMs,
+      coldStartsFirstRun: hopWarm.run.coldStarts,
+      netOfBackendP50Ms: round(hop.hop.p50 - zeroHop.hop.p50, 1),
+    };
+    rows.push([
+      "hop p50 (100-task chain of 'true'), ms",
+      `≤ ${GOALS.hopP50Ms}`,
+      hop.hop.p50,
+      verdict(hop.hop.p50, GOALS.hopP50Ms),
+    ]);
+    rows.push(["hop p90, ms", "", hop.hop.p90, ""]);
+    rows.push([`  zero-latency hop p50 (harness + backend), ms`, "", zeroHop.hop.p50, ""]);
+    rows.push([
+      "  invocation p50, ms: worker / dispatcher (zero-latency: worker / dispatcher)",
+      "",
+      `${hop.workerInvocationMs.p50} / ${hop.dispatcherInvocationMs.p50} (${zeroHop.workerInvocationMs.p50} / ${zeroHop.dispatcherInvocationMs.p50})`,
+      "",
+    ]);
+    const opTable = table([
+      ["operation (hop run)", "calls", "simulated p50 ms", "backend p50 ms", "backend mean ms"],
+      ...ledgerRows(d.ledger),
+    ]);
+
+    const part = (p: string) => !opts.awsSimParts || opts.awsSimParts.includes(p);
+    // Makespan ÷ critical path. Loaded when run: makespan.ts brings standalone's harness.
+    if (part("makespan")) {
+      const { idealMakespan } = await import("./makespan.js");
+      const mk: Record<string, unknown> = {};
+      const cases: Array<{ wf: keyof typeof TRACES; scale: number }> = [
+        { wf: "montage", scale: 1 },
+        { wf: "montage", scale: 0.01 },
+        ...(full
+          ? [
+              { wf: "epigenomics" as const, scale: 0.01 },
+              { wf: "epigenomics" as const, scale: 1 },
+            ]
+          : []),
+      ];
+      for (const c of cases) {
+        const conv = convertWfcommons(loadTrace(TRACES[c.wf]), {
+          timeScale: c.scale,
+          source: c.wf,
+        });
+        const cpMs = conv.criticalPathSeconds * 1000;
+        const idealMs = idealMakespan(conv.definition, slots) * 1000;
+        const r = await runOnSim(
+          d,
+          `sim-${c.wf}-${String(c.scale).replace(".", "")}-${stamp()}`,
+          conv.definition,
+          {
+            deadlineMs: c.wf === "epigenomics" ? 6 * 3_600_000 : 300_000,
+            pollMs: 200,
+          },
+        );
+        const ratio = round(r.spanMs / cpMs, 2);
+        const rate = dispatcherEventRate(r.dispatcherCalls);
+        mk[`${c.wf}@${c.scale}`] = {
+          tasks: conv.taskCount,
+          state: r.state,
+          criticalPathMs: round(cpMs, 0),
+          idealWithWorkerSlotsMs: round(idealMs, 0),
+          makespanMs: r.spanMs,
+          makespanOverCriticalPath: ratio,
+          makespanOverIdeal: round(r.spanMs / idealMs, 2),
+          dispatcher: rate,
+          coldStarts: r.coldStarts,
+        };
+        rows.push([
+          `${c.wf} @ ${c.scale}: makespan ÷ CP (${conv.taskCount} tasks, CP ${round(cpMs / 1000, 2)} s, ideal on ${slots} slots ${round(idealMs / 1000, 2)} s)`,
+          c.wf === "montage" && c.scale === 1 ? `≤ ${GOALS.montageScale1}` : "",
+          ratio,
+          c.wf === "montage" && c.scale === 1 ? verdict(ratio, GOALS.montageScale1) : "",
+        ]);
+      }
+      if (!full) {
+        // Minutes to hours on the stack's worker slots: the bound those slots put on the ratio.
+        for (const scale of [0.01, 1]) {
+          const conv = convertWfcommons(loadTrace(TRACES.epigenomics), {
+            timeScale: scale,
+            source: "e",
+          });
+          const bound = idealMakespan(conv.definition, slots) / conv.criticalPathSeconds;
+          mk[`epigenomics@${scale}`] = { lowerBoundOnSlots: round(bound, 2), slots, run: "--full" };
+          rows.push([
+            `epigenomics @ ${scale}: makespan ÷ CP ≥ ideal on ${slots} slots ÷ CP (not run: --full)`,
+            "",
+            `≥ ${round(bound, 2)}`,
+            "",
+          ]);
+        }
+      }
+      summary.makespan = mk;
+    }
+
+    if (part("fanout")) {
+      // Fan-out: POST → every child submitted (the dispatcher's part) and → the last child claimed.
+      const f = await runOnSim(d, `sim-fanout-${fanoutN}-${stamp()}`, fanout(fanoutN), {
+        deadlineMs: 1_800_000,
+        pollMs: 500,
+      });
+      const kids = f.instance.tasks.filter((t) => t.code !== "root");
+      const lastSubmitted = Math.max(...kids.map((t) => ms(t.submittedAt))) - f.postMs;
+      const lastClaimed = Math.max(...kids.map((t) => ms(t.startedAt))) - f.postMs;
+      const scaleTo10k = 10_000 / fanoutN;
+      const rate = dispatcherEventRate(f.dispatcherCalls);
+      const workerMs = summarize(
+        d.worker.invocations.filter((c) => !c.cold).map((c) => c.endMs - c.startMs),
+      );
+      // Lambda's scaling alone (5 pollers, +300 a minute): the floor under "last claimed" for 10,000.
+      const floorCdk = esmDrainMs(10_000, workerMs.p50, slots);
+      const floorMax = esmDrainMs(10_000, workerMs.p50, 1_000);
+      summary.fanout = {
+        children: fanoutN,
+        state: f.state,
+        postToLastSubmittedMs: lastSubmitted,
+        postToLastClaimedMs: lastClaimed,
+        extrapolatedTo10kClaimedMs: round(lastClaimed * scaleTo10k, 0),
+        dispatcher: rate,
+        coldStarts: f.coldStarts,
+        workerPeakConcurrency: d.esms[`tasks-${MEDIUM}`]?.peakInFlight,
+        workerInvocationMs: workerMs,
+        requestsPerTask: Object.fromEntries(
+          [...d.counter.counts].map(([k, v]) => [k, round(v / (fanoutN + 1), 2)]),
+        ),
+        esmFloor10kMs: { cdkConcurrency: floorCdk, maxConcurrency1000: floorMax },
+      };
+      const claimed10k = round(lastClaimed * scaleTo10k, 0);
+      rows.push([
+        `fan-out of ${fanoutN}: POST → last child claimed, ms${fanoutN === 10_000 ? "" : ` (× ${scaleTo10k} for 10,000, linear)`}`,
+        `≤ ${GOALS.fanout10kMs} (10,000)`,
+        fanoutN === 10_000 ? lastClaimed : `${lastClaimed} → ${claimed10k}`,
+        verdict(claimed10k, GOALS.fanout10kMs),
+      ]);
+      rows.push([`  POST → last child submitted to its queue, ms`, "", lastSubmitted, ""]);
+      rows.push([
+        `  worker invocation p50 ${workerMs.p50} ms: Lambda's scaling alone needs, for 10,000, ms`,
+        "",
+        `${floorCdk} (max ${slots}); ${floorMax} (max 1,000)`,
+        "",
+      ]);
+      rows.push([
+        "  dispatcher events/s per instance as the fan-out's ends arrived",
+        "",
+        `${rate.perSecond} (${rate.events} events, ${rate.meanBatch}/batch)`,
+        "",
+      ]);
+    }
+    if (part("dispatcher")) {
+      const b = await dispatcherBacklog(d, 150);
+      summary.dispatcherBacklog = b;
+      rows.push([
+        `dispatcher events/s per instance, draining a backlog (${b.events} events in ${b.invocations} invocations, one FIFO group)`,
+        "",
+        b.perSecond,
+        "",
+      ]);
+    }
+    if (part("schedules")) {
+      const sweep = await sweepSchedules(d, scheduleN);
+      const zs = zeroSweep;
+      summary.schedules = { aws: sweep, zeroLatency: zs };
+      const perShard = sweep.firesPerSecondPerShard;
+      rows.push([
+        `schedule fires/s per sweeper shard (${sweep.fired} of ${scheduleN} fired in one sweep of ${sweep.shards} shards, ${sweep.sweepMs} ms)`,
+        "",
+        `${perShard}${zs ? ` (zero-latency: ${zs.firesPerSecondPerShard})` : ""}`,
+        "",
+      ]);
+    }
+    tables.push(
+      `== aws-sim: Shoal on simulated AWS (seed ${seed}; latency per call from docs/aws-simulation.md; worker tier MEDIUM: ${slots} concurrent)`,
+      table(rows),
+      opTable,
+    );
+  } finally {
+    await d.stop();
+  }
+  return { name: "aws-sim", summary, tables };
+}
+
+/** `tsx bench/aws-sim.ts [--fanout=N] [--schedules=N] [--full] [--seed=N]` */
+async function main(): Promise<void> {
+  const o: AwsSimOptions = { profile: false };
+  for (const a of process.argv.slice(2)) {
+    const [k, v] = a.replace(/^--/, "").split("=");
+    if (k === "fanout") o.awsSimFanout = Number(v);
+    else if (k === "schedules") o.awsSimSchedules = Number(v);
+    else if (k === "seed") o.awsSimSeed = Number(v);
+    else if (k === "full") o.awsSimFull = true;
+    else if (k === "worker-slots") o.awsSimWorkerSlots = Number(v);
+    else if (k === "only") o.awsSimParts = (v ?? "").split(",");
+    else
+      throw new Error(
+        `unknown argument '${a}' (--fanout=N, --schedules=N, --seed=N, --worker-slots=N, --full, --only=makespan,fanout,dispatcher,schedules)`,
+      );
+  }
+  const t = Date.now();
+  const r = await awsSim(o);
+  process.stdout.write(
+    `${r.tables.join("\n\n")}\n(aws-sim: ${Math.round((Date.now() - t) / 1000)} s)\n`,
+  );
+  process.stdout.write(`${JSON.stringify(r.summary)}\n`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().then(
+    () => setTimeout(() => process.exit(0), 200).unref(),
+    (e) => {
+      process.stderr.write(`${String((e as Error)?.stack ?? e)}\n`);
+      process.exit(1);
+    },
+  );
+}
