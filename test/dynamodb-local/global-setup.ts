@@ -18,6 +18,7 @@ export default async function setup(project: TestProject) {
   }
   project.provide("dynamodbEndpoint", ddb.endpoint);
   project.provide("sqsEndpoint", sqs.sqsEndpoint);
+  project.provide("embeddedDir", "");
   return async () => {
     await Promise.allSettled([ddb.stop(), sqs.stop()]);
   };

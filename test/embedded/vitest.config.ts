@@ -1,9 +1,10 @@
 /**
  * Vitest configuration of `npm run test:embedded`: the store and queue conformance and
  * integration files (test/integration) run against standalone's embedded backend
- * (lib/embedded/, DynamoDB and SQS on SQLite) through its AWS-protocol endpoint, instead of
- * dynalite and fauxqs. The embedded clients themselves are tested by test/unit/embedded-*.test.ts
- * and, end to end, by test/e2e (standalone's default backend).
+ * (lib/embedded/, DynamoDB and SQS on SQLite) instead of dynalite and fauxqs: their clients open
+ * its files in-process, as standalone's processes do, while the setup process serves the same
+ * files at the AWS-protocol endpoint for what a test sends there. The engines' own unit tests are
+ * test/unit/embedded-*.test.ts; test/e2e runs on it as standalone's default backend.
  */
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
+// The embedded backend's clients, for the run of `npm run test:embedded` (testAwsConfig).
+import "../../lib/embedded/register.js";
 import { type AwsClients, createAwsClients } from "../../lib/aws/clients.js";
 import { type AwsConfig, configFromEnv, ENV, type ShoalConfig } from "../../lib/aws/config.js";
 import {
@@ -21,12 +23,17 @@ export interface TestAws {
   taskUrls: string[];
 }
 
-/** The emulators' endpoints, with the dummy credentials they accept. */
+/**
+ * The emulators' endpoints, with the dummy credentials they accept; on the embedded backend
+ * (`npm run test:embedded`) also its directory, so that the clients open its files in-process.
+ */
 export function testAwsConfig(): AwsConfig {
+  const embeddedDir = inject("embeddedDir");
   return {
     region: "us-east-1",
     endpoints: { dynamodb: inject("dynamodbEndpoint"), sqs: inject("sqsEndpoint") },
     credentials: { accessKeyId: "test", secretAccessKey: "test" },
+    ...(embeddedDir ? { embeddedDir } : {}),
   };
 }
 

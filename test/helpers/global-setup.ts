@@ -14,6 +14,11 @@ declare module "vitest" {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
     sqsEndpoint: string;
+    /**
+     * The embedded backend's directory (test/embedded/global-setup.ts): the files' clients then
+     * open it in-process, as standalone's processes do; empty on the emulators.
+     */
+    embeddedDir: string;
     packDir: string;
   }
 }
@@ -22,6 +27,7 @@ export default async function setup(project: TestProject) {
   const em = await startEmulators();
   project.provide("dynamodbEndpoint", em.dynamodbEndpoint);
   project.provide("sqsEndpoint", em.sqsEndpoint);
+  project.provide("embeddedDir", "");
   const packDir = mkdtempSync(join(tmpdir(), "shoal-pack-"));
   project.provide("packDir", packDir);
   return async () => {
