@@ -26,6 +26,8 @@ export function banner(b: {
   secretsFile?: string;
   /** Where state is kept (default `embedded`). */
   backend?: "embedded" | "emulators";
+  /** The other backend, when the data dir holds only its data (storage-backend.ts). */
+  otherBackend?: "embedded" | "emulators";
 }): string {
   const inCwd = relative(b.cwd, b.dataDir);
   const dirArg =
@@ -41,6 +43,11 @@ export function banner(b: {
     (b.backend ?? "embedded") === "embedded"
       ? "  storage   embedded: DynamoDB and SQS in this process, on SQLite (--backend emulators: dynalite and fauxqs)"
       : "  storage   emulators: dynalite and fauxqs child processes (--backend embedded: in-process, faster)",
+    ...(b.otherBackend
+      ? [
+          `  note      ${b.dataDir} holds the data of the ${b.otherBackend} backend, which this run does not read: restart with --backend ${b.otherBackend} to see those workflows and instances`,
+        ]
+      : []),
     `  workers   ${b.workers} task slot${b.workers === 1 ? "" : "s"} (worker group 'default')`,
     `            ${b.workers > 0 ? "more" : "start one"}: npx shoal worker${dirArg} --group default   (--group G serves worker group G)`,
     ...(b.scheduler ? [] : [`  sweeper   none here (--no-scheduler): npx shoal sweeper${dirArg}`]),

@@ -38,7 +38,7 @@ import {
 import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
 import { standaloneSecretsFile } from "./secrets-file.js";
 import { REGION, standaloneConfig, standaloneEnv } from "./standalone-env.js";
-import { type StorageBackend, startStorageBackend } from "./storage-backend.js";
+import { dataOfOtherBackend, type StorageBackend, startStorageBackend } from "./storage-backend.js";
 import { startSweepLoop } from "./sweep-loop.js";
 import { startWorkerChild, type WorkerChild } from "./worker-child.js";
 
@@ -116,7 +116,10 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const preferredPorts = previousPorts(dataDir);
   // Pollers in this process, told when an emulator is back (their backed-off messages go again).
   const pollers: QueuePoller[] = [];
-  const em: StorageBackend = await startStorageBackend(opts.backend ?? "embedded", dataDir, {
+  const kind = opts.backend ?? "embedded";
+  // Checked before the backend creates its files.
+  const otherBackend = dataOfOtherBackend(kind, dataDir);
+  const em: StorageBackend = await startStorageBackend(kind, dataDir, {
     log: tell,
     onGiveUp: giveUp,
     onRestarted: () => {
@@ -344,6 +347,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
           retentionDays,
           examples,
           backend: em.kind,
+          ...(otherBackend ? { otherBackend } : {}),
           cwd: process.cwd(),
           ...(secretsFile ? { secretsFile } : {}),
         }),

@@ -6,6 +6,7 @@
  * (SHOAL_EMBEDDED_DIR).
  */
 import "../embedded/register.js";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startEmbeddedBackend } from "../embedded/backend.js";
 import type { BackendKind } from "./defaults.js";
@@ -26,6 +27,19 @@ export interface StorageBackend {
   /** States of its supervised children, for `/v1/health` (none for the embedded backend). */
   parts(): Record<string, PartState>;
   stop(): Promise<void>;
+}
+
+/**
+ * The other backend's name when `dataDir` holds only its data (a data dir from before the
+ * embedded backend was the default, started now without `--backend`), else undefined: its
+ * workflows and instances are not lost, only on the other backend.
+ */
+export function dataOfOtherBackend(kind: BackendKind, dataDir: string): BackendKind | undefined {
+  const embedded = existsSync(embeddedDirOf(dataDir));
+  const emulators = existsSync(join(dataDir, "dynamodb"));
+  if (kind === "embedded" && emulators && !embedded) return "emulators";
+  if (kind === "emulators" && embedded && !emulators) return "embedded";
+  return undefined;
 }
 
 /** The embedded backend's directory inside a data directory. */

@@ -5,12 +5,13 @@
  * the user is told what to do instead of the SDK's "Region is missing". Also standalone's banner,
  * which prints the exact commands for its data directory and port.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { envFileLine, formatEnvFile } from "../../lib/standalone/env-file.js";
 import { banner } from "../../lib/standalone/standalone.js";
+import { dataOfOtherBackend } from "../../lib/standalone/storage-backend.js";
 import { loadEndpointsFile, NoConfigurationError } from "../../lib/standalone/worker-process.js";
 import { runCli } from "../helpers/cli-run.js";
 
@@ -135,5 +136,35 @@ describe("standalone's banner", () => {
     expect(
       banner({ ...base, apiUrl: "http://localhost:8080", dataDir: "/data/sa", cwd: "/w" }),
     ).toContain("npx shoal worker --data-dir /data/sa --group default");
+  });
+
+  it("says which backend keeps the state, and where the other backend's data is", () => {
+    const at = { ...base, apiUrl: "http://localhost:8080", dataDir: "/w/.shoal", cwd: "/w" };
+    expect(banner(at)).toContain("storage   embedded: DynamoDB and SQS in this process, on SQLite");
+    expect(banner(at)).not.toContain("note");
+    expect(banner({ ...at, backend: "emulators" })).toContain(
+      "storage   emulators: dynalite and fauxqs child processes",
+    );
+    expect(banner({ ...at, otherBackend: "emulators" })).toContain(
+      "note      /w/.shoal holds the data of the emulators backend, which this run does not read: restart with --backend emulators",
+    );
+  });
+});
+
+describe("dataOfOtherBackend", () => {
+  it("names the other backend only when the data dir holds its data and not this one's", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shoal-other-backend-"));
+    try {
+      expect(dataOfOtherBackend("embedded", dir)).toBeUndefined();
+      mkdirSync(join(dir, "dynamodb"));
+      expect(dataOfOtherBackend("embedded", dir)).toBe("emulators");
+      expect(dataOfOtherBackend("emulators", dir)).toBeUndefined();
+      mkdirSync(join(dir, "embedded"));
+      expect(dataOfOtherBackend("embedded", dir)).toBeUndefined();
+      rmSync(join(dir, "dynamodb"), { recursive: true });
+      expect(dataOfOtherBackend("emulators", dir)).toBe("embedded");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
