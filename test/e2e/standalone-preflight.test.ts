@@ -47,7 +47,7 @@ describe("shoal standalone preflight", () => {
     }
   });
 
-  it("names an unknown --backend or SHOAL_BACKEND, exit 2, and writes nothing", async () => {
+  it("names an unknown --backend, SHOAL_BACKEND or SHOAL_TASK_EVENTS, exit 2, and writes nothing", async () => {
     const dataDir = join(root, "bad-backend");
     const flag = await standalone(["--backend", "dynamo", "--data-dir", dataDir]);
     expect(flag.code, flag.stderr).toBe(2);
@@ -62,7 +62,15 @@ describe("shoal standalone preflight", () => {
     expect(env.stderr).toContain(
       "SHOAL_BACKEND must be one of: embedded, emulators (it is 'sqlite')",
     );
-    expect(`${flag.stderr}${env.stderr}`).not.toMatch(/\n\s+at /);
+    const events = await cli(["standalone", "--no-examples", "--data-dir", dataDir], {
+      SHOAL_QUIET: "true",
+      SHOAL_TASK_EVENTS: "some",
+    });
+    expect(events.code, events.stderr).toBe(2);
+    expect(events.stderr).toContain(
+      "SHOAL_TASK_EVENTS must be one of: unsuccessful, all, none (it is 'some')",
+    );
+    expect(`${flag.stderr}${env.stderr}${events.stderr}`).not.toMatch(/\n\s+at /);
     expect(existsSync(dataDir)).toBe(false);
   });
 

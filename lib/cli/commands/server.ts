@@ -1,7 +1,7 @@
 /** `shoal standalone` and `shoal worker`: long-running local processes. */
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { ENV } from "../../aws/config.js";
+import { configFromEnv, ENV } from "../../aws/config.js";
 import { BACKEND_KINDS, type BackendKind, DEFAULT_PORT } from "../../standalone/defaults.js";
 import { DEFAULT_RETENTION_DAYS } from "../../standalone/retention.js";
 import type { CliContext } from "../context.js";
@@ -164,6 +164,13 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         backend?: BackendKind;
       }) => {
         const backend = opts.backend ?? backendFromEnv(process.env.SHOAL_BACKEND);
+        // The environment's settings (SHOAL_TASK_EVENTS, SHOAL_LEASE_SECONDS, …) are checked
+        // before anything is created.
+        try {
+          configFromEnv(process.env);
+        } catch (e) {
+          throw new UsageError((e as Error).message, { cause: e });
+        }
         const retentionDays = standaloneRetentionDays(opts);
         // A secrets file others can read is refused before anything starts.
         const { standaloneSecretsFile } = await import("../../standalone/secrets-file.js");
