@@ -160,7 +160,7 @@ export abstract class EmbeddedClient {
           const output = await this.execute(commandName, args.input, command, options);
           return { output: { ...output, $metadata: METADATA } };
         } catch (e) {
-          throw asServiceError(e);
+          throw storageFailure(e);
         }
       },
       { commandName, clientName: this.clientName },
@@ -187,25 +187,28 @@ export abstract class EmbeddedClient {
   destroy(): void {}
 }
 
-/**
- * A storage failure (node:sqlite's `ERR_SQLITE_ERROR` with a storage result code: a full disk, an I/O error, a lock not
- * granted within the busy timeout) becomes what the service answers when its own storage fails:
- * a retryable 500 `InternalServerError`, so callers treat it as an outage (the API answers 503)
- * exactly as they do an emulator's or AWS's 5xx. Other errors pass unchanged.
- */
+/** SQLite's primary result codes of a storage failure: BUSY, LOCKED, READONLY, IOERR, FULL, CANTOPEN. */
 const STORAGE_FAILURES = new Set([5, 6, 8, 10, 13, 14]);
 
-function asServiceError(e: unknown): unknown {
+/**
+ * A storage failure (node:sqlite's `ERR_SQLITE_ERROR` with a storage result code: a full disk, an
+ * I/O error, a lock not granted within the busy timeout) becomes what the service answers when
+ * its own storage fails: a retryable 5xx, so callers treat it as an outage (the API answers 503)
+ * exactly as they do an emulator's or AWS's. The one place both engines map it, on the in-process
+ * path and the HTTP endpoint alike. Other errors pass unchanged.
+ * @param name the service's error code for it (DynamoDB `InternalServerError`, SQS `ServiceUnavailable`).
+ */
+export function storageFailure(e: unknown, name = "InternalServerError", status = 500): unknown {
   if (e instanceof EmbeddedServiceError) return e;
   const err = e as { code?: string; errcode?: number; errstr?: string; message?: string };
   if (err?.code !== "ERR_SQLITE_ERROR") return e;
-  // Primary result codes (extended ones carry it in the low byte): BUSY, LOCKED, READONLY,
-  // IOERR, FULL, CANTOPEN. Anything else is a fault of ours and stays as it is.
+  // Extended result codes carry the primary one in the low byte; any other code is a fault of
+  // ours and stays as it is.
   if (!STORAGE_FAILURES.has((err.errcode ?? 0) & 0xff)) return e;
   return new EmbeddedServiceError(
-    "InternalServerError",
+    name,
     `the embedded backend's storage failed: ${err.errstr ?? err.message ?? "unknown"} (SQLite error ${err.errcode ?? "?"})`,
-    { status: 500, retryable: true },
+    { status, retryable: true },
   );
 }
 

@@ -3,7 +3,7 @@
  * outputs in the awsJson1_0 shapes (binary values as base64; `CreationDateTime` as a Date). Both
  * the in-process client (dynamodb-client.ts) and the wire handler (dynamodb-http.ts) call it.
  */
-import { EmbeddedServiceError } from "./client-stack.js";
+import { EmbeddedServiceError, storageFailure } from "./client-stack.js";
 import { type Consumed, capacityShape } from "./dynamodb-capacity.js";
 import { batchGetItem, getItem, readPage } from "./dynamodb-reads.js";
 import { DynamoFile } from "./dynamodb-store.js";
@@ -79,16 +79,9 @@ export class DynamoEngine {
     try {
       out = this.run(op, input, report);
     } catch (e) {
-      // SQLITE_BUSY (5) / SQLITE_LOCKED (6) after the busy timeout: another process held the
-      // file too long. A retryable 500, as DynamoDB's own transient errors are.
-      const errcode = (e as { errcode?: number }).errcode;
-      if (errcode === 5 || errcode === 6)
-        throw new EmbeddedServiceError(
-          "InternalServerError",
-          `the database file is busy: ${(e as Error).message}`,
-          { status: 500, retryable: true },
-        );
-      throw e;
+      // A lock held beyond the busy timeout, a full disk: a retryable 500, as DynamoDB's own
+      // transient errors are (here too for the HTTP endpoint, which does not go through send).
+      throw storageFailure(e);
     }
     if (mode !== "NONE" && consumed.length > 0)
       out.ConsumedCapacity = SINGLE.has(op) ? consumed[0] : consumed;

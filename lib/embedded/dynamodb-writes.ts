@@ -125,12 +125,24 @@ function returnValues(input: Input, allowed: string[]): string {
   return rv;
 }
 
-function conditionFailed(input: Input, old: Item | undefined): EmbeddedServiceError {
+/**
+ * A write whose condition failed: it still consumes write units for the item it read (AWS
+ * Developer Guide, "Condition expressions": a failed conditional write is billed), reported here,
+ * and answers ConditionalCheckFailedException (with the item when asked for ALL_OLD).
+ */
+function conditionFailed(
+  report: Report,
+  op: string,
+  tableName: string,
+  input: Input,
+  old: { item: Item; size: number } | undefined,
+): EmbeddedServiceError {
+  report(op, tableName, { kind: "write", table: writeUnits(old?.size ?? 0), indexes: {} });
   return new EmbeddedServiceError(
     "ConditionalCheckFailedException",
     "The conditional request failed",
     {},
-    input.ReturnValuesOnConditionCheckFailure === "ALL_OLD" && old ? { Item: old } : {},
+    input.ReturnValuesOnConditionCheckFailure === "ALL_OLD" && old ? { Item: old.item } : {},
   );
 }
 
@@ -176,14 +188,7 @@ export function putItem(file: DynamoFile, input: Input, report: Report) {
     file.put(meta, pk, sk, item, size, old?.item);
     return { failed: false, old };
   });
-  if (r.failed) {
-    report("PutItem", meta.name, {
-      kind: "write",
-      table: writeUnits(r.old?.size ?? 0),
-      indexes: {},
-    });
-    throw conditionFailed(input, r.old?.item);
-  }
+  if (r.failed) throw conditionFailed(report, "PutItem", meta.name, input, r.old);
   // Computed only when someone reads it (ReturnConsumedCapacity or an observer).
   report("PutItem", meta.name, () => ({
     kind: "write",
@@ -222,14 +227,7 @@ export function updateItem(file: DynamoFile, input: Input, report: Report) {
     file.put(meta, pk, sk, now, size, old?.item);
     return { failed: false as const, old, now, size, paths };
   });
-  if (r.failed) {
-    report("UpdateItem", meta.name, {
-      kind: "write",
-      table: writeUnits(r.old?.size ?? 0),
-      indexes: {},
-    });
-    throw conditionFailed(input, r.old?.item);
-  }
+  if (r.failed) throw conditionFailed(report, "UpdateItem", meta.name, input, r.old);
   report("UpdateItem", meta.name, () => ({
     kind: "write",
     table: writeUnits(Math.max(r.size, r.old?.size ?? 0)),
@@ -259,14 +257,10 @@ export function deleteItem(file: DynamoFile, input: Input, report: Report) {
     if (old) file.delete(meta, pk, sk, old.item);
     return { failed: false, old };
   });
-  const table = writeUnits(r.old?.size ?? 0);
-  if (r.failed) {
-    report("DeleteItem", meta.name, { kind: "write", table, indexes: {} });
-    throw conditionFailed(input, r.old?.item);
-  }
+  if (r.failed) throw conditionFailed(report, "DeleteItem", meta.name, input, r.old);
   report("DeleteItem", meta.name, () => ({
     kind: "write",
-    table,
+    table: writeUnits(r.old?.size ?? 0),
     indexes: indexWrites(meta, r.old?.item, undefined),
   }));
   return rv === "ALL_OLD" && r.old ? { Attributes: r.old.item } : {};

@@ -14,7 +14,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { resolve } from "node:path";
 import type { DatabaseSync as Database, StatementSync } from "node:sqlite";
-import { EmbeddedServiceError } from "./client-stack.js";
+import { storageFailure } from "./client-stack.js";
 
 // Loaded when this module runs rather than when it links, so that quiet-sqlite-warning.ts
 // (imported before this module) already filters node:sqlite's ExperimentalWarning.
@@ -329,14 +329,7 @@ export class SqsStore {
   }
 }
 
+/** A storage failure (a lock beyond the busy timeout, a full disk) as SQS's retryable 503. */
 function busy(e: unknown): unknown {
-  const code = (e as { errcode?: number }).errcode;
-  // SQLITE_BUSY (5) and SQLITE_LOCKED (6): the lock did not come within the busy timeout.
-  if (code === 5 || code === 6)
-    return new EmbeddedServiceError(
-      "ServiceUnavailable",
-      `the queue database is locked: ${(e as Error).message}`,
-      { status: 503, retryable: true },
-    );
-  return e;
+  return storageFailure(e, "ServiceUnavailable", 503);
 }
