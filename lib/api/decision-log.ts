@@ -12,6 +12,7 @@ import { ParamError } from "../core/params.js";
 import { attemptOf } from "../core/progress.js";
 import type { LoadedDefinition } from "../engine/definitions.js";
 import { taskParams } from "../engine/engine-deps.js";
+import { withUpstreamOutputs } from "../engine/upstream-outputs.js";
 import type { InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import { isSecretName, MASK } from "../tasks/render-task.js";
 import type { ApiDeps } from "./deps.js";
@@ -85,7 +86,12 @@ export async function decisionLog(
       ...(child ? { childState: child.state } : {}),
       ...(task.type === "SWITCH" &&
       currentAttemptCandidates(inst.progress, index).includes(record.attempt)
-        ? switchParams(inst, stored, index, record)
+        ? switchParams(
+            await withUpstreamOutputs(deps.store, inst, stored, [index]),
+            stored,
+            index,
+            record,
+          )
         : {}),
     }).map((l) => ({ timestamp: iso(l.at), message: l.message }));
   }

@@ -22,6 +22,7 @@ import { isTimeZone, timeZoneProblem } from "../core/time-zones.js";
 import { checkName, parseWithSchema } from "../core/validate.js";
 import { getStartCommand } from "../engine/commands.js";
 import { baseTimeOf, taskParams, zoneOf } from "../engine/engine-deps.js";
+import { withUpstreamOutputs } from "../engine/upstream-outputs.js";
 import type { InstanceRecord } from "../store/records.js";
 import { renderTask, type TaskRendering } from "../tasks/render-task.js";
 import type { ApiDeps } from "./deps.js";
@@ -141,7 +142,9 @@ export async function renderInstanceTask(
     );
   }
   const attempt = attemptAsked ?? current;
-  const rendering = renderFor(inst, def, new Dag(def.tasks), index, attempt);
+  const dag = new Dag(def.tasks);
+  const withOutputs = await withUpstreamOutputs(deps.store, inst, { dag }, [index]);
+  const rendering = renderFor(withOutputs, def, dag, index, attempt);
   return json(
     200,
     answer(

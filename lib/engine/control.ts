@@ -62,7 +62,7 @@ export async function controlInstance(d: InstanceSteps, cmd: CommandRecord): Pro
         ...(await d.runPatch(inst, def, "RUNNING")),
         commandType: cmd.type,
         runs: (inst.runs ?? 1) + 1,
-        ...(cmd.type === "RERUN" ? { outputs: {} } : {}),
+        ...(cmd.type === "RERUN" ? { outputs: {}, outputSlots: "", outputBytes: 0 } : {}),
       };
       const ctx = d.context({ ...inst, ...patch }, def);
       const result =

@@ -43,7 +43,10 @@ export interface DispatcherDeps extends StepDeps {
   claimReleaseRetryMs?: number;
 }
 
-/** All OUT parameters one instance keeps, JSON bytes (the instance item must stay < 400 KB). */
+/**
+ * All OUT parameters one instance keeps, JSON bytes: a task's message carries every ancestor's
+ * (SQS takes 256 KB a message), and a task over it fails.
+ */
 export const MAX_INSTANCE_OUTPUT_BYTES = 200 * 1024;
 
 /** A command may start this much before its `notBefore` (SQS delays are whole seconds), ms. */
@@ -306,7 +309,9 @@ export class Dispatcher {
         continue;
       }
       const outcomes: TaskOutcome[] = [];
-      const outputs = { ...(inst.outputs ?? {}) };
+      // The values stay on the task items (upstream-outputs.ts): the instance names the attempts.
+      const outputSlots = (inst.outputSlots ?? legacyOutputSlots(inst, def)).split("");
+      let outputBytes = inst.outputBytes ?? legacyOutputBytes(inst);
       let outputsChanged = false;
       for (const e of events) {
         const index = def.dag.indexOf(e.code);
@@ -317,10 +322,13 @@ export class Dispatcher {
         let state = e.state;
         const task = def.definition.tasks[index] as TaskDefinition;
         if (live && state === "SUCCESS" && e.outputs && Object.keys(e.outputs).length > 0) {
-          outputs[e.code] = e.outputs;
-          outputsChanged = true;
-          if (Buffer.byteLength(JSON.stringify(outputs)) > MAX_INSTANCE_OUTPUT_BYTES) {
-            delete outputs[e.code];
+          const bytes = Buffer.byteLength(JSON.stringify({ [e.code]: e.outputs }));
+          if (outputBytes + bytes <= MAX_INSTANCE_OUTPUT_BYTES) {
+            while (outputSlots.length <= index) outputSlots.push("0");
+            outputSlots[index] = "1";
+            outputBytes += bytes;
+            outputsChanged = true;
+          } else {
             state = "FAILURE";
             await this.deps.store.updateTask(
               { instanceId, code: e.code, attempt: e.attempt },
@@ -340,8 +348,8 @@ export class Dispatcher {
       }
       await releaseGroups(this.deps, inst, def, outcomes);
       const result = applyOutcomes(this.steps.context(inst, def), inst.progress, outcomes);
-      if (await this.steps.commit(inst, def, result, outputsChanged ? { outputs } : {}, outcomes))
-        return;
+      const patch = outputsChanged ? { outputSlots: outputSlots.join(""), outputBytes } : {};
+      if (await this.steps.commit(inst, def, result, patch, outcomes)) return;
       this.steps.forget(instanceId);
     }
     throw new RetryLater();
@@ -372,4 +380,25 @@ export class Dispatcher {
     await publishChanges(this.deps, inst, next, def, forced);
     return true;
   }
+}
+
+/**
+ * The `outputSlots` of an item written by 0.1.0, from the values it holds inline (the task items
+ * hold them too: its workers wrote them with their results).
+ */
+function legacyOutputSlots(inst: InstanceRecord, def: LoadedDefinition): string {
+  const slots: string[] = [];
+  for (const code of Object.keys(inst.outputs ?? {})) {
+    const index = def.dag.indexOf(code);
+    if (index === undefined) continue;
+    while (slots.length <= index) slots.push("0");
+    slots[index] = "1";
+  }
+  return slots.join("");
+}
+
+/** Bytes of the OUT values an item written by 0.1.0 holds inline (it kept no count). */
+function legacyOutputBytes(inst: InstanceRecord): number {
+  const n = Object.keys(inst.outputs ?? {}).length;
+  return n === 0 ? 0 : Buffer.byteLength(JSON.stringify(inst.outputs));
 }

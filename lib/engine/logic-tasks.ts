@@ -25,6 +25,7 @@ import type { LoadedDefinition } from "./definitions.js";
 import { checkDependence } from "./dependent-checks.js";
 import { ancestorsOf, baseTimeOf, type EngineDeps, taskParams, zoneOf } from "./engine-deps.js";
 import { logicCheckTimer } from "./timers.js";
+import { withUpstreamOutputs } from "./upstream-outputs.js";
 
 /** Sub-workflows nest at most this deep (a workflow that starts itself would never end). */
 export const MAX_SUB_WORKFLOW_DEPTH = 8;
@@ -171,6 +172,7 @@ async function runSwitch(
   order: Order,
 ): Promise<TaskOutcome> {
   let result: DryRunSwitchResult;
+  inst = await withUpstreamOutputs(deps.store, inst, def, [order.index]);
   try {
     const params = taskParams(inst, def, order.index, order.attempt);
     if (inst.dryRun) {
@@ -258,6 +260,7 @@ async function runSubWorkflow(
   if (!head || head.deleted) return fail(`workflow '${task.workflow}' does not exist`);
   if (head.releaseState !== "ONLINE") return fail(`workflow '${task.workflow}' is OFFLINE`);
   let params: Record<string, string>;
+  inst = await withUpstreamOutputs(deps.store, inst, def, [order.index]);
   try {
     const all = taskParams(inst, def, order.index, order.attempt);
     // The task's own parameters (resolved) become the child's startup parameters.

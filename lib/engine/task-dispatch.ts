@@ -16,6 +16,7 @@ import type { TaskGroupWaiter } from "../store/task-groups.js";
 import type { LoadedDefinition } from "./definitions.js";
 import { baseTimeOf, type EngineDeps, taskParams } from "./engine-deps.js";
 import { releaseTaskTimer } from "./timers.js";
+import { withUpstreamOutputs } from "./upstream-outputs.js";
 
 /** SQS DelaySeconds maximum. */
 export const MAX_SQS_DELAY_SECONDS = 900;
@@ -45,6 +46,12 @@ export async function dispatchTasks(
   orders: readonly Order[],
 ): Promise<TaskOutcome[]> {
   if (orders.length === 0) return [];
+  inst = await withUpstreamOutputs(
+    deps.store,
+    inst,
+    def,
+    orders.map((o) => o.index),
+  );
   const now = deps.now();
   const tasks = def.definition.tasks;
   const key = (o: Order) => ({

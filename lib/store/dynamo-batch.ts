@@ -14,7 +14,8 @@ const MAX_ROUNDS = 8;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The items of `keys` that exist, in no particular order; eventually consistent.
+ * The items of `keys` that exist, in no particular order; eventually consistent unless
+ * `consistent` (charged twice the units).
  * @param attributes the attributes to return (a projection: the read is still charged on the
  *   whole item's size).
  * @returns ⌈keys/100⌉ requests, plus one per round of unprocessed keys.
@@ -25,6 +26,7 @@ export async function batchGet(
   table: string,
   keys: readonly Item[],
   attributes: readonly string[],
+  consistent = false,
 ): Promise<Item[]> {
   const names = Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a]));
   const projection = Object.keys(names).join(", ");
@@ -44,6 +46,7 @@ export async function batchGet(
               Keys: pending,
               ProjectionExpression: projection,
               ExpressionAttributeNames: names,
+              ...(consistent ? { ConsistentRead: true } : {}),
             },
           },
         }),

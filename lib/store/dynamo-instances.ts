@@ -16,6 +16,12 @@ import {
   queryAll,
   strip,
 } from "./dynamo-common.js";
+import {
+  packOutputSlots,
+  packProgress,
+  unpackOutputSlots,
+  unpackProgress,
+} from "./instance-packing.js";
 import type { InstanceRecord, InstanceSummaryRecord, Page } from "./records.js";
 import type { ListInstancesQuery } from "./store.js";
 
@@ -34,8 +40,17 @@ export class DynamoInstances {
     const ttl = FINAL_INSTANCE.includes(inst.state)
       ? expiresAt(inst.endedAt, this.retentionDays)
       : undefined;
+    // OUT values live on the task items (lib/engine/upstream-outputs.ts); an item written by
+    // 0.1.0 (no outputSlots) keeps its values inline until the dispatcher takes it over.
+    const { outputs, outputSlots, ...rest } = inst;
     return {
-      ...inst,
+      ...rest,
+      progress: packProgress(inst.progress),
+      ...(outputSlots !== undefined
+        ? { outputSlots: packOutputSlots(outputSlots) }
+        : outputs && Object.keys(outputs).length > 0
+          ? { outputs }
+          : {}),
       listKey: "I",
       createdKey: `${new Date(inst.createdAt).toISOString()}#${inst.instanceId}`,
       ...(ttl !== undefined ? { [TTL_ATTRIBUTE]: ttl } : {}),
@@ -48,7 +63,11 @@ export class DynamoInstances {
 
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
     const item = await getConsistent(this.db, this.table, { instanceId });
-    return item ? strip<InstanceRecord>(item, "listKey", "createdKey", TTL_ATTRIBUTE) : undefined;
+    if (!item) return undefined;
+    const inst = strip<InstanceRecord>(item, "listKey", "createdKey", TTL_ATTRIBUTE);
+    inst.progress = unpackProgress(item.progress);
+    if (item.outputSlots !== undefined) inst.outputSlots = unpackOutputSlots(item.outputSlots);
+    return inst;
   }
 
   async updateInstance(inst: InstanceRecord): Promise<boolean> {
@@ -118,7 +137,7 @@ export class DynamoInstances {
     );
     const out = new Map<string, Progress>();
     for (const i of items) {
-      if (i.progress) out.set(i.instanceId as string, i.progress as Progress);
+      if (i.progress) out.set(i.instanceId as string, unpackProgress(i.progress));
     }
     return out;
   }

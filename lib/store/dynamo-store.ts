@@ -152,6 +152,12 @@ export class DynamoStore implements Store {
     return this.tasks.getTaskStates(keys);
   }
 
+  getTaskOutputs(
+    keys: readonly TaskAttemptKey[],
+  ): Promise<(TaskAttemptKey & { outputs: Record<string, string> })[]> {
+    return this.tasks.getTaskOutputs(keys);
+  }
+
   /** Queries the commands table's pending index (START_WORKFLOW commands of `workflow`). */
   hasPendingStart(workflow: string): Promise<boolean> {
     return this.commands.hasPendingStart(workflow);

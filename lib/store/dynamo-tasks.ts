@@ -112,6 +112,22 @@ export class DynamoTasks {
     return items as unknown as (TaskAttemptKey & { state: TaskState })[];
   }
 
+  /** The OUT values of each attempt of `keys` that has some, by consistent BatchGetItem (store.ts). */
+  async getTaskOutputs(
+    keys: readonly TaskAttemptKey[],
+  ): Promise<(TaskAttemptKey & { outputs: Record<string, string> })[]> {
+    const items = await batchGet(
+      this.db,
+      this.table,
+      keys.map((k) => ({ instanceId: k.instanceId, taskKey: taskKey(k.code, k.attempt) })),
+      ["instanceId", "code", "attempt", "outputs"],
+      true,
+    );
+    return items.filter((i) => i.outputs !== undefined) as unknown as (TaskAttemptKey & {
+      outputs: Record<string, string>;
+    })[];
+  }
+
   async listAttempts(instanceId: string, code: string): Promise<TaskInstanceRecord[]> {
     const items = await queryAll(this.db, {
       TableName: this.table,

@@ -125,8 +125,21 @@ export interface InstanceRecord {
   depth?: number;
   /** How many times it ran (1, then +1 per rerun or recover-failed). */
   runs?: number;
-  /** OUT parameters of finished tasks: task code → name → value. */
+  /**
+   * OUT parameters of finished tasks: task code → name → value, in memory. The values are stored
+   * on the task items of the attempts that set them ({@link outputSlots}), and a step reads those
+   * it needs (lib/engine/upstream-outputs.ts). Only an item written by 0.1.0, which has no
+   * `outputSlots`, keeps them inline.
+   */
   outputs?: Record<string, Record<string, string>>;
+  /**
+   * One character per task index: "1" where the task's current attempt succeeded and set OUT
+   * parameters (an index past the end: none). Stored instead of the values, so that the
+   * instance item, rewritten on every dispatcher step, does not grow with them (docs/cost.md).
+   */
+  outputSlots?: string;
+  /** Bytes of the OUT values of {@link outputSlots} (JSON), held under MAX_INSTANCE_OUTPUT_BYTES. */
+  outputBytes?: number;
   /** When the workflow's `timeoutSeconds` runs out, epoch ms. */
   deadlineAt?: number;
   /** Set when the workflow timeout fired: nothing new starts, it ends FAILURE. */

@@ -106,6 +106,14 @@ export interface Store {
   getTaskStates(
     keys: readonly TaskAttemptKey[],
   ): Promise<(TaskAttemptKey & { state: TaskState })[]>;
+  /**
+   * The OUT values of each attempt of `keys` that exists and set some (strongly consistent, so
+   * that a result written just before its task event is seen), in no particular order: one
+   * BatchGetItem per 100 keys.
+   */
+  getTaskOutputs(
+    keys: readonly TaskAttemptKey[],
+  ): Promise<(TaskAttemptKey & { outputs: Record<string, string> })[]>;
   /** Every attempt of one task, oldest first. */
   listAttempts(instanceId: string, code: string): Promise<TaskInstanceRecord[]>;
   /**

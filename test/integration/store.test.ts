@@ -2,6 +2,7 @@
  * Conformance suite of the Store interface, run against every implementation (today: DynamoDB,
  * here on dynalite through the real AWS SDK). Each conditional write is checked both ways.
  */
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";
 import { DynamoStore } from "../../lib/store/dynamo-store.js";
@@ -10,11 +11,23 @@ import type { Store } from "../../lib/store/store.js";
 import { testClients, useTestAws } from "../helpers/aws-env.js";
 import { instanceRecord } from "../helpers/records.js";
 
+/** The instances table of the DynamoStore under test. */
+let instancesTable = "";
+
+/** The stored instance item as DynamoDB holds it (the document client's view). */
+async function rawInstanceItem(instanceId: string): Promise<Record<string, unknown> | undefined> {
+  const r = await testClients().dynamo.send(
+    new GetCommand({ TableName: instancesTable, Key: { instanceId } }),
+  );
+  return r.Item;
+}
+
 const implementations: Array<[string, () => Promise<Store>]> = [
   [
     "DynamoStore",
     async () => {
       const aws = await useTestAws();
+      instancesTable = aws.config.tables.instances;
       return new DynamoStore(testClients().dynamo, aws.config.tables);
     },
   ],
@@ -155,6 +168,67 @@ describe.each(implementations)("%s conformance", (_name, make) => {
     expect(await store.updateInstance(next)).toBe(true);
     expect(await store.updateInstance(next)).toBe(false); // same revision again: stale
     expect((await store.getInstance("i1"))?.state).toBe("SUCCESS");
+  });
+
+  it("stores a 10,000-task progress in a small item, and OUT values by the attempts that set them", async () => {
+    // Dispatched and finished in about their order: few runs of equal states.
+    const slots = "S".repeat(6000) + "D".repeat(16) + "-".repeat(3984);
+    const inst = instanceRecord("big", {
+      progress: { slots, attempts: { "17": [2, 1, 0] } },
+      outputSlots: "1".repeat(9000) + "0".repeat(1000),
+      outputBytes: 40,
+      outputs: { t1: { x: "1" } },
+    });
+    expect(await store.putInstance(inst)).toBe(true);
+    const back = await store.getInstance("big");
+    expect(back?.progress).toEqual({ slots, attempts: { "17": [2, 1, 0] } });
+    expect(back?.outputSlots).toBe("1".repeat(9000) + "0".repeat(1000));
+    expect(back?.outputBytes).toBe(40);
+    // The values are not in the item: they are read from the task items.
+    expect(back?.outputs).toBeUndefined();
+    const raw = await rawInstanceItem("big");
+    expect((raw?.progress as Uint8Array).length).toBeLessThan(100);
+    expect((raw?.outputSlots as Uint8Array).length).toBeLessThan(100);
+    expect((await store.getInstancesProgress(["big"])).get("big")?.slots).toBe(slots);
+  });
+
+  it("reads an instance item written with its progress and OUT values inline (0.1.0)", async () => {
+    const inst = instanceRecord("old", {
+      progress: { slots: "SD", attempts: {} },
+      outputs: { a: { x: "1" } },
+    });
+    expect(await store.putInstance(inst)).toBe(true);
+    // Written as 0.1.0 wrote it: a plain progress map, OUT values inline.
+    const raw = (await rawInstanceItem("old")) as Record<string, unknown>;
+    await testClients().dynamo.send(
+      new PutCommand({
+        TableName: instancesTable,
+        Item: { ...raw, progress: { slots: "SD", attempts: {} }, outputs: { a: { x: "1" } } },
+      }),
+    );
+    const back = await store.getInstance("old");
+    expect(back?.progress).toEqual({ slots: "SD", attempts: {} });
+    expect(back?.outputs).toEqual({ a: { x: "1" } });
+    expect((await store.getInstancesProgress(["old"])).get("old")?.slots).toBe("SD");
+    // A rewrite keeps them inline until the dispatcher marks the tasks (nothing lost on upgrade).
+    expect(await store.updateInstance({ ...(back as InstanceRecord), rev: 2 })).toBe(true);
+    expect((await store.getInstance("old"))?.outputs).toEqual({ a: { x: "1" } });
+  });
+
+  it("reads the OUT values of attempts by key, consistently", async () => {
+    await store.putTaskInstance({ ...task("o1", "a", 1), outputs: { x: "1" } });
+    await store.putTaskInstance({ ...task("o1", "b", 2), outputs: { y: "2" } });
+    await store.putTaskInstance(task("o1", "c", 1));
+    const found = await store.getTaskOutputs([
+      { instanceId: "o1", code: "a", attempt: 1 },
+      { instanceId: "o1", code: "b", attempt: 2 },
+      { instanceId: "o1", code: "c", attempt: 1 },
+      { instanceId: "o1", code: "d", attempt: 1 },
+    ]);
+    expect(found.sort((p, q) => p.code.localeCompare(q.code))).toEqual([
+      { instanceId: "o1", code: "a", attempt: 1, outputs: { x: "1" } },
+      { instanceId: "o1", code: "b", attempt: 2, outputs: { y: "2" } },
+    ]);
   });
 
   it("lists instances newest first, by workflow and state, and knows unfinished ones", async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   CreateQueueCommand,
+  DeleteMessageCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -108,14 +109,26 @@ describe("the embedded SQS engine across processes", () => {
   it("wakes a long poll in this process on a send in another", async () => {
     const url = await queue("back");
     const c = await child();
-    const t0 = Date.now();
-    const answer = sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 10 }));
-    // As above: the receive should be waiting when the child sends (correct either way).
-    await new Promise((r) => setTimeout(r, 100));
-    await c.request({ op: "send", url, body: "from the child" });
-    const got = await answer;
-    expect(got.Messages?.[0]?.Body).toBe("from the child");
-    expect(Date.now() - t0).toBeLessThan(900);
+    const lags: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const answer = sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 10 }));
+      // As above: the receive should be waiting when the child sends (correct either way).
+      await new Promise((r) => setTimeout(r, 100));
+      const sent = Date.now();
+      await c.request({ op: "send", url, body: `from the child ${i}` });
+      const got = await answer;
+      expect(got.Messages?.[0]?.Body).toBe(`from the child ${i}`);
+      await sqs.send(
+        new DeleteMessageCommand({
+          QueueUrl: url,
+          ReceiptHandle: got.Messages?.[0]?.ReceiptHandle as string,
+        }),
+      );
+      lags.push(Date.now() - sent);
+    }
+    lags.sort((a, b) => a - b);
+    // The median well under the 1 s fallback check (a busy machine may delay one round).
+    expect(lags[2]).toBeLessThan(500);
   });
 
   it("never gives one message to two receivers within its visibility timeout", async () => {
