@@ -151,7 +151,8 @@ export async function deployAwsSim(o: DeployOptions): Promise<Deployment> {
     "worker",
     () => {
       const rt = newRuntime();
-      return (e) => rt.worker.handleBatch(e.Records);
+      // As functions/worker does: the invocation's end (the stack's 900 s timeout) bounds it.
+      return (e) => rt.worker.handleBatch(e.Records, { deadline: Date.now() + 900_000 });
     },
     coldStartMs,
   );

@@ -80,7 +80,10 @@ async function measure(rig: CostRig, shape: string, tasks: Task[]): Promise<Row>
 /** Lease settings of the duration runs, seconds (production defaults: lib/aws/config.ts). */
 const SHORT_LEASE = { renew: 1, lease: 3 };
 const DEFAULT_RENEW_SECONDS = 15;
-const SLEEP_SECONDS = 6;
+/** The two task durations compared, s: what grows between them grows with duration. */
+const SLEEP_SECONDS = [6, 12] as const;
+/** Tasks of each duration run, all at once on one worker. */
+const DURATION_TASKS = 16;
 
 export async function cost(opts: ScenarioOptions): Promise<ScenarioResult> {
   const workers = opts.workers?.[0] ?? 32;
@@ -111,10 +114,11 @@ export async function cost(opts: ScenarioOptions): Promise<ScenarioResult> {
     SHOAL_LEASE_SECONDS: String(SHORT_LEASE.lease),
   });
   try {
-    durations.push(await measure(rig, "wide-16 × 0 s", wide(16)));
-    durations.push(
-      await measure(rig, `wide-16 × ${SLEEP_SECONDS} s`, wide(16, `sleep ${SLEEP_SECONDS}`)),
-    );
+    const n = DURATION_TASKS;
+    durations.push(await measure(rig, `wide-${n} × 0 s`, wide(n)));
+    for (const s of SLEEP_SECONDS) {
+      durations.push(await measure(rig, `wide-${n} × ${s} s`, wide(n, `sleep ${s}`)));
+    }
   } finally {
     await rig.stop();
   }
@@ -221,11 +225,7 @@ function report(
     "mean instance item B",
     "$/1M tasks",
   ];
-  const [d0, d1] = durations as [Row, Row];
-  const renewals = Math.floor(SLEEP_SECONDS / SHORT_LEASE.renew);
-  const perRenewal = (d1.m.writeUnits - d0.m.writeUnits) / d1.run.tasks / renewals;
-  const perTaskMinute = perRenewal * (60 / DEFAULT_RENEW_SECONDS);
-  const tenMinuteUsd = perTaskMinute * 10 * PRICES.dynamoWriteRequestUnit.usd * 1e6;
+  const lease = leaseFigures(durations as [Row, Row, Row]);
   const worst = main.reduce((a, b) => (dollars(b.m).total > dollars(a.m).total ? b : a));
   const worstUsd = dollars(worst.m).total;
   const tables = [
@@ -292,9 +292,9 @@ function report(
     table([growthHeader, ...growth.map(growthRow)]),
     "with OUT values (each task sets one 16-byte OUT parameter):",
     table([growthHeader, ...outs.map(growthRow)]),
-    `task duration (lease renewed every ${SHORT_LEASE.renew} s, lease ${SHORT_LEASE.lease} s; ${renewals} renewals per ${SLEEP_SECONDS} s task):`,
+    `task duration (${DURATION_TASKS} tasks at once on one worker; leases renewed every ${SHORT_LEASE.renew} s, lease ${SHORT_LEASE.lease} s):`,
     table([growthHeader, ...durations.map(growthRow)]),
-    `lease renewals: ${round(perRenewal, 2)} WRU per renewal → ${round(perTaskMinute, 2)} WRU per task-minute at the default ${DEFAULT_RENEW_SECONDS} s renewal; a 10-minute task adds ${money(tenMinuteUsd)} per 1M tasks`,
+    `lease renewals: a running task is handed to its worker's lease once (${round(lease.handOver, 2)} WRU); the worker's lease costs ${round(lease.perWorkerRenewal, 2)} WRU per renewal whatever it covers (${round(lease.perWorkerRenewal * (60 / DEFAULT_RENEW_SECONDS), 1)} per worker-minute at the default ${DEFAULT_RENEW_SECONDS} s); a 10-minute task adds ${money(lease.tenMinuteUsd(DURATION_TASKS))} per 1M tasks on a worker running ${DURATION_TASKS} at once, ${money(lease.tenMinuteUsd(1))} alone, ${money(lease.tenMinuteLambdaUsd)} in a Lambda invocation (no writes: one read of its task item per renewal period)`,
     `worst cost per 1M tasks: ${money(worstUsd)} (${worst.run.shape})`,
   ];
   const summaryOf = ({ run, m }: Row) => ({
@@ -317,8 +317,8 @@ function report(
       outValues: Object.fromEntries(outs.map((r) => [r.run.shape, summaryOf(r)])),
       duration: {
         runs: Object.fromEntries(durations.map((r) => [r.run.shape, summaryOf(r)])),
-        writeUnitsPerRenewal: perRenewal,
-        writeUnitsPerTaskMinuteAtDefaults: perTaskMinute,
+        writeUnitsHandOver: lease.handOver,
+        writeUnitsPerWorkerRenewal: lease.perWorkerRenewal,
       },
       comparison: {
         mwaaMonthlyFloorUsd: mwaa,
@@ -333,5 +333,30 @@ function report(
       goalUsdPerMillion: GOAL_USD_PER_MILLION,
     },
     tables,
+  };
+}
+
+/**
+ * What task duration costs, from runs of 0 s, 6 s and 12 s tasks: the write units that grow
+ * between 6 s and 12 s are the worker lease's renewals (the tasks' share of them); the rest of
+ * what 6 s adds over 0 s is the one hand-over of each task to the worker's lease.
+ */
+function leaseFigures([d0, d6, d12]: [Row, Row, Row]) {
+  const [s6, s12] = SLEEP_SECONDS;
+  const perTask = (r: Row) => r.m.writeUnits / r.run.tasks;
+  const perTaskSecond = Math.max(0, (perTask(d12) - perTask(d6)) / (s12 - s6));
+  const handOver = perTask(d6) - perTask(d0) - perTaskSecond * s6;
+  // Shared by the tasks running at once, renewed every SHORT_LEASE.renew seconds.
+  const perWorkerRenewal = perTaskSecond * DURATION_TASKS * SHORT_LEASE.renew;
+  const renewalsIn10Min = (10 * 60) / DEFAULT_RENEW_SECONDS;
+  const wru = PRICES.dynamoWriteRequestUnit.usd * 1e6;
+  return {
+    handOver,
+    perWorkerRenewal,
+    /** $ per 1M tasks a 10-minute task adds on a worker running `atOnce` tasks at once. */
+    tenMinuteUsd: (atOnce: number) =>
+      (handOver + (renewalsIn10Min * perWorkerRenewal) / atOnce) * wru,
+    // One consistent GetItem of a task item under 4 KB (1 read unit) per renewal period.
+    tenMinuteLambdaUsd: renewalsIn10Min * PRICES.dynamoReadRequestUnit.usd * 1e6,
   };
 }

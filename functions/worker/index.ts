@@ -1,10 +1,17 @@
 /** Lambda handler of the worker: SQS batches from a task queue (ReportBatchItemFailures). */
-import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { configFromEnv } from "../../lib/aws/config.js";
 import { createRuntime } from "../../lib/runtime/runtime.js";
 
 /** Built at cold start from the function's environment, reused while warm. */
 const rt = createRuntime(configFromEnv(process.env));
 
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> =>
-  rt.worker.handleBatch(event.Records);
+/**
+ * The invocation's end bounds its attempts: their leases are set past it and never renewed
+ * (lib/engine/worker.ts handleBatch).
+ */
+export const handler = (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
+  rt.worker.handleBatch(
+    event.Records,
+    context ? { deadline: Date.now() + context.getRemainingTimeInMillis() } : {},
+  );

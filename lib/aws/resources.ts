@@ -162,7 +162,8 @@ export const TABLES: readonly TableSpec[] = [
       {
         // Sparse: RUNNING task instances carry leaseShard "L0" (and failed-over ones until their
         // event is sent), attempts over whose event is not known to be sent "E0" (the outbox);
-        // the sweeper finds the expired ones of each.
+        // the attempts handed to a worker lease "W#<leaseId>" (lib/store/dynamo-worker-leases.ts);
+        // the sweeper finds the expired ones.
         name: INDEX.leases,
         partitionKey: { name: "leaseShard", type: "S" },
         sortKey: { name: "leaseExpiresAt", type: "N" },

@@ -11,6 +11,7 @@ import { subInstanceId } from "../core/ids.js";
 import { isFinalTaskState, isWorkerTaskType, type TaskDefinition } from "../core/model.js";
 import { activeTasks, attemptOf, type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
 import type { InstanceRecord } from "../store/records.js";
+import { attemptRef } from "../store/worker-leases.js";
 import { controlCommand, getStartCommand, submitCommand } from "./commands.js";
 import type { LoadedDefinition } from "./definitions.js";
 import type { EngineDeps } from "./engine-deps.js";
@@ -125,6 +126,12 @@ export async function haltActive(
         killRequested: true,
         killReason: why,
       });
+      // An attempt handed to its worker's lease learns of the stop from that lease's renewal
+      // (lib/engine/worker-lease.ts); one that is not sees `killRequested` when it is handed over.
+      // A lease gone or dead: its attempts are failed over, which ends this one as well.
+      if (running?.workerLease !== undefined) {
+        await deps.store.requestWorkerKill(running.workerLease, attemptRef(key), why);
+      }
       if (running) return;
     } else {
       const item = await deps.store.getTaskInstance(inst.instanceId, task.code, attempt);

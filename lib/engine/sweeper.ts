@@ -229,57 +229,110 @@ export class Sweeper {
    *   were sent again ({@link SweepReport}).
    */
   private async failOverExpiredLeases(): Promise<{ failedOver: number; eventsResent: number }> {
-    const { store, queues } = this.deps;
     const now = this.deps.now();
-    const expired = await store.listExpiredLeases(now, PAGE);
-    let n = 0;
-    let resent = 0;
+    const expired = await this.deps.store.listExpiredLeases(now, PAGE);
+    const counts = { failedOver: 0, eventsResent: 0 };
     for (const t of expired) {
-      const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
       // Just after an outage: its worker may be alive and about to renew, or to write its result.
       if (t.state === "RUNNING" && now < this.failoverGraceUntil) continue;
-      // Over, and its event not sent: a failover whose send failed last sweep (or an attempt
-      // written before the outbox had its own shard). Sent again; the dispatcher ignores it if
-      // it had arrived after all.
-      const overdueEvent = isFinalTaskState(t.state);
+      await this.failOver(t, now, { leaseExpiredBefore: now }, counts);
+    }
+    const workers = await this.failOverDeadWorkers(now);
+    return {
+      failedOver: counts.failedOver + workers.failedOver,
+      eventsResent: counts.eventsResent + workers.eventsResent,
+    };
+  }
+
+  /**
+   * Worker leases that lapsed (lib/engine/worker-lease.ts): each is marked dead, so that its
+   * worker can never renew it again, then every attempt handed to it is failed over as one whose
+   * own lease lapsed, then the lease is deleted. A sweep that stops half-way leaves the dead
+   * lease listed (it stays lapsed in the index) for the next sweep to finish.
+   */
+  private async failOverDeadWorkers(
+    now: number,
+  ): Promise<{ failedOver: number; eventsResent: number }> {
+    const { store } = this.deps;
+    const counts = { failedOver: 0, eventsResent: 0 };
+    for (const w of await store.listExpiredWorkerLeases(now, PAGE)) {
+      if (!w.dead && now < this.failoverGraceUntil) continue;
       try {
-        if (t.state === "RUNNING") {
-          const moved = await store.updateTask(
-            key,
-            ["RUNNING"],
-            {
-              state: "NEED_FAULT_TOLERANCE",
-              endedAt: now,
-              error: `worker ${t.worker ?? "?"} stopped renewing its lease`,
-            },
-            { leaseExpiredBefore: now },
-          );
-          if (!moved) continue; // renewed or finished meanwhile
-          this.deps.log?.("sweeper: task failed over", { ...key, worker: t.worker });
-          n++;
-        } else if (!overdueEvent) {
-          // Not started (no lease of its own to keep): its lease fields only need clearing.
-          await store.updateTask(key, [t.state], {}, { removeLease: true });
-          continue;
+        if (!w.dead && !(await store.markWorkerLeaseDead(w.leaseId, now))) continue; // renewed
+        const held = await store.listWorkerLeaseTasks(w.leaseId, PAGE);
+        let left = false;
+        for (const t of held) {
+          // Fenced by the worker that held it: a newer claim of the attempt is not touched.
+          const done = await this.failOver(t, now, t.worker ? { worker: t.worker } : {}, counts);
+          if (!done) left = true;
         }
-        const state = t.state === "RUNNING" ? "NEED_FAULT_TOLERANCE" : t.state;
-        await queues.sendToDispatcher([taskEventOf({ ...t, state })]);
-        if (overdueEvent) {
-          // Counted once sent: a failed send is tried again by the next sweep, and counted then.
-          this.deps.log?.("sweeper: task event re-sent", { ...key, state });
-          resent++;
-        }
-        // Conditioned on the state sent: a later change keeps it listed for the next sweep.
-        await store.updateTask(key, [state], {}, { removeLease: true });
+        if (!left && held.length < PAGE) await store.deleteWorkerLease(w.leaseId);
       } catch (e) {
-        this.deps.log?.(
-          overdueEvent
-            ? "sweeper: overdue task event not finished, next sweep sends it again"
-            : "sweeper: failover not finished, next sweep goes on",
-          { ...key, state: t.state, error: String(e) },
-        );
+        this.deps.log?.("sweeper: worker lease failover not finished, next sweep goes on", {
+          leaseId: w.leaseId,
+          worker: w.worker,
+          error: String(e),
+        });
       }
     }
-    return { failedOver: n, eventsResent: resent };
+    return counts;
+  }
+
+  /**
+   * Fails over one attempt whose lease lapsed (RUNNING → NEED_FAULT_TOLERANCE, conditioned on
+   * `fence`), or sends the overdue event of one already over, then takes it out of the index.
+   * @returns false when it is left in the index for the next sweep (a send or write failed).
+   */
+  private async failOver(
+    t: TaskInstanceRecord,
+    now: number,
+    fence: { leaseExpiredBefore?: number; worker?: string },
+    counts: { failedOver: number; eventsResent: number },
+  ): Promise<boolean> {
+    const { store, queues } = this.deps;
+    const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
+    // Over, and its event not sent: a failover whose send failed last sweep (or an attempt
+    // written before the outbox had its own shard). Sent again; the dispatcher ignores it if
+    // it had arrived after all.
+    const overdueEvent = isFinalTaskState(t.state);
+    try {
+      if (t.state === "RUNNING") {
+        const moved = await store.updateTask(
+          key,
+          ["RUNNING"],
+          {
+            state: "NEED_FAULT_TOLERANCE",
+            endedAt: now,
+            error: `worker ${t.worker ?? "?"} stopped renewing its lease`,
+          },
+          fence,
+        );
+        if (!moved) return true; // renewed or finished meanwhile
+        this.deps.log?.("sweeper: task failed over", { ...key, worker: t.worker });
+        counts.failedOver++;
+      } else if (!overdueEvent) {
+        // Not started (no lease of its own to keep): its lease fields only need clearing.
+        await store.updateTask(key, [t.state], {}, { removeLease: true });
+        return true;
+      }
+      const state = t.state === "RUNNING" ? "NEED_FAULT_TOLERANCE" : t.state;
+      await queues.sendToDispatcher([taskEventOf({ ...t, state })]);
+      if (overdueEvent) {
+        // Counted once sent: a failed send is tried again by the next sweep, and counted then.
+        this.deps.log?.("sweeper: task event re-sent", { ...key, state });
+        counts.eventsResent++;
+      }
+      // Conditioned on the state sent: a later change keeps it listed for the next sweep.
+      await store.updateTask(key, [state], {}, { removeLease: true });
+      return true;
+    } catch (e) {
+      this.deps.log?.(
+        overdueEvent
+          ? "sweeper: overdue task event not finished, next sweep sends it again"
+          : "sweeper: failover not finished, next sweep goes on",
+        { ...key, state: t.state, error: String(e) },
+      );
+      return false;
+    }
   }
 }

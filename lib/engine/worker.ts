@@ -33,6 +33,7 @@ import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
 import type { STORE_RETRY_MS } from "./store-retry.js";
 import { WorkerHousekeeping } from "./worker-housekeeping.js";
+import { WorkerLease } from "./worker-lease.js";
 import { AttemptReporter, type TASK_EVENT_DUE_MS } from "./worker-report.js";
 
 export interface WorkerDeps {
@@ -95,12 +96,14 @@ export class Worker {
   private readonly running = new Set<AbortController>();
   private readonly housekeeping: WorkerHousekeeping;
   private readonly reporter: AttemptReporter;
+  private readonly lease: WorkerLease;
   private secrets: SecretSource | undefined;
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.housekeeping = new WorkerHousekeeping(deps);
     this.reporter = new AttemptReporter(deps, this.id);
+    this.lease = new WorkerLease(deps, this.id);
   }
 
   /**
@@ -129,15 +132,24 @@ export class Worker {
     for (const c of this.running) c.abort(SHUTTING_DOWN);
   }
 
-  /** Handles an SQS batch of task messages (all run concurrently). */
-  async handleBatch(records: readonly SQSRecord[]): Promise<SQSBatchResponse> {
+  /**
+   * Handles an SQS batch of task messages (all run concurrently).
+   * @param opts.deadline when the Lambda invocation that runs them ends (epoch ms): no attempt
+   *   outlives it, so each one's lease is set past it at the claim and never renewed, and a
+   *   running attempt costs reads, not writes (docs/cost.md). Absent (a long-running worker):
+   *   attempts are handed to the worker's lease at their first renewal (worker-lease.ts).
+   */
+  async handleBatch(
+    records: readonly SQSRecord[],
+    opts: { deadline?: number } = {},
+  ): Promise<SQSBatchResponse> {
     const failures: string[] = [];
     // Alongside the tasks, and awaited with them: a Lambda sandbox is frozen between batches.
     const housekeeping = this.housekeepIfDue();
     await Promise.all(
       records.map(async (r) => {
         try {
-          await this.handleRecord(r);
+          await this.handleRecord(r, opts.deadline);
         } catch (e) {
           this.deps.log?.("worker: message failed", { error: String((e as Error)?.stack ?? e) });
           failures.push(r.messageId);
@@ -148,7 +160,7 @@ export class Worker {
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   }
 
-  async handleRecord(record: SQSRecord): Promise<void> {
+  async handleRecord(record: SQSRecord, deadline?: number): Promise<void> {
     const msg = JSON.parse(record.body) as TaskMessage;
     const { store } = this.deps;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
@@ -162,7 +174,9 @@ export class Worker {
         state: "RUNNING",
         startedAt: claimedAt,
         worker: this.id,
-        leaseExpiresAt: claimedAt + this.deps.leaseMs,
+        // Within an invocation, the lease runs a lease's length past its end (clock skew, and
+        // the time Lambda takes to end it): nothing of the attempt runs after that.
+        leaseExpiresAt: (deadline ?? claimedAt) + this.deps.leaseMs,
       },
       {
         createWith: {
@@ -192,7 +206,7 @@ export class Worker {
     const attempt = this.housekeeping.begin(msg);
     let result: TaskResult | "lost" | "shutdown" | undefined;
     try {
-      result = await this.run(msg, record, attempt);
+      result = await this.run(msg, record, attempt, deadline);
       await this.reporter.report(msg, result);
     } finally {
       // After the report: the next task does not wait for the file system.
@@ -222,6 +236,7 @@ export class Worker {
     msg: TaskMessage,
     record: SQSRecord,
     attempt: ReturnType<WorkerHousekeeping["begin"]>,
+    deadline: number | undefined,
   ): Promise<TaskResult | "lost" | "shutdown"> {
     const { deps } = this;
     const fileLog = deps.logs.open({
@@ -261,24 +276,38 @@ export class Worker {
     // a short visibility timeout, see lib/standalone/poller.ts).
     let lastVisibility = 0;
     let renewing = false;
+    let adopted = false;
+    const held = {
+      kill: (reason: string) => {
+        if (!kill.signal.aborted) kill.abort(reason);
+      },
+      lost: () => {
+        if (lost) return;
+        lost = true;
+        log.write("shoal: lease lost (the task was failed over or stopped); killing it");
+        kill.abort(LEASE_LOST);
+      },
+    };
     const timer = setInterval(async () => {
       if (renewing) return;
       renewing = true;
       try {
-        const renewed = await deps.store.updateTask(
-          key,
-          ["RUNNING"],
-          { leaseExpiresAt: deps.now() + deps.leaseMs },
-          { worker: this.id },
-        );
-        if (!renewed) {
-          lost = true;
-          log.write("shoal: lease lost (the task was failed over or stopped); killing it");
-          kill.abort(LEASE_LOST);
-        } else if (renewed.killRequested && !kill.signal.aborted) {
-          // The reason halts.ts recorded becomes the attempt's error (items written before it
-          // carried one say "killed on request").
-          kill.abort(renewed.killReason ?? KILLED_ON_REQUEST);
+        if (deadline !== undefined) {
+          // Leased until past the invocation's end: only a stop or a failover is looked for.
+          const item = await deps.store.getTaskInstance(key.instanceId, key.code, key.attempt);
+          if (item?.state !== "RUNNING" || item.worker !== this.id) held.lost();
+          else if (item.killRequested) held.kill(item.killReason ?? KILLED_ON_REQUEST);
+        } else if (!adopted) {
+          // The first renewal hands the attempt to the worker's lease, which renews for all its
+          // attempts from then on (worker-lease.ts): a long task costs no write per minute.
+          const renewed = await this.lease.adopt(key, held);
+          adopted = true;
+          if (!renewed) held.lost();
+          else if (renewed.killRequested) {
+            // The reason halts.ts recorded becomes the attempt's error (items written before it
+            // carried one say "killed on request").
+            held.kill(renewed.killReason ?? KILLED_ON_REQUEST);
+          }
         }
         if (Date.now() - lastVisibility > (deps.visibilityTimeoutSeconds * 1000) / 2) {
           lastVisibility = Date.now();
@@ -403,6 +432,7 @@ export class Worker {
     } finally {
       this.running.delete(kill);
       clearInterval(timer);
+      this.lease.release(key);
       await log.close();
     }
   }

@@ -13,6 +13,7 @@ import type { Progress } from "../core/progress.js";
 import { DynamoCommands } from "./dynamo-commands.js";
 import { DynamoInstances } from "./dynamo-instances.js";
 import { DynamoTasks } from "./dynamo-tasks.js";
+import { DynamoWorkerLeases } from "./dynamo-worker-leases.js";
 import { DynamoWorkflows } from "./dynamo-workflows.js";
 import type {
   CommandRecord,
@@ -24,6 +25,7 @@ import type {
   WorkflowHead,
 } from "./records.js";
 import type { ListInstancesQuery, Store, TaskAttemptKey } from "./store.js";
+import type { WorkerLeaseRecord, WorkerLeaseRenewal } from "./worker-leases.js";
 
 export { taskKey } from "./dynamo-tasks.js";
 export { MAX_STORED_DEFINITION_BYTES } from "./dynamo-workflows.js";
@@ -33,6 +35,7 @@ export class DynamoStore implements Store {
   private readonly commands: DynamoCommands;
   private readonly instances: DynamoInstances;
   private readonly tasks: DynamoTasks;
+  private readonly workerLeases: DynamoWorkerLeases;
 
   constructor(
     db: DynamoDBDocumentClient,
@@ -54,6 +57,38 @@ export class DynamoStore implements Store {
     this.commands = new DynamoCommands(db, tables.commands);
     this.instances = new DynamoInstances(db, tables.instances, opts.retentionDays);
     this.tasks = new DynamoTasks(db, tables.tasks, opts.retentionDays);
+    this.workerLeases = new DynamoWorkerLeases(db, tables.tasks);
+  }
+
+  // ---- worker leases (in the tasks table) ----
+
+  renewWorkerLease(
+    leaseId: string,
+    worker: string,
+    expiresAt: number,
+    opts: { create: boolean; handledKills?: readonly string[] },
+  ): Promise<WorkerLeaseRenewal | undefined> {
+    return this.workerLeases.renewWorkerLease(leaseId, worker, expiresAt, opts);
+  }
+
+  requestWorkerKill(leaseId: string, ref: string, reason: string): Promise<boolean> {
+    return this.workerLeases.requestWorkerKill(leaseId, ref, reason);
+  }
+
+  listExpiredWorkerLeases(now: number, limit: number): Promise<WorkerLeaseRecord[]> {
+    return this.workerLeases.listExpiredWorkerLeases(now, limit);
+  }
+
+  markWorkerLeaseDead(leaseId: string, now: number): Promise<boolean> {
+    return this.workerLeases.markWorkerLeaseDead(leaseId, now);
+  }
+
+  listWorkerLeaseTasks(leaseId: string, limit: number): Promise<TaskInstanceRecord[]> {
+    return this.workerLeases.listWorkerLeaseTasks(leaseId, limit);
+  }
+
+  deleteWorkerLease(leaseId: string): Promise<void> {
+    return this.workerLeases.deleteWorkerLease(leaseId);
   }
 
   // ---- workflows ----

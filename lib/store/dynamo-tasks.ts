@@ -1,7 +1,8 @@
 /**
  * The tasks table: one item per attempt of a task of an instance (sort key `taskKey`); a
- * RUNNING attempt with a lease sits in the leases index (shard `L0`), and so does an attempt
- * over whose task event is not known to be sent (shard `E0`, the outbox of task events).
+ * RUNNING attempt with a lease sits in the leases index (shard `L0`, or its worker lease's shard
+ * once handed to it, dynamo-worker-leases.ts), and so does an attempt over whose task event is
+ * not known to be sent (shard `E0`, the outbox of task events).
  */
 import {
   type DynamoDBDocumentClient,
@@ -21,6 +22,7 @@ import {
   queryAll,
   strip,
 } from "./dynamo-common.js";
+import { workerLeaseShard } from "./dynamo-worker-leases.js";
 import type { TaskInstanceRecord } from "./records.js";
 import type { TaskAttemptKey } from "./store.js";
 
@@ -161,10 +163,15 @@ export class DynamoTasks {
       n++;
     }
     if (changes.leaseExpiresAt !== undefined) {
-      // A final state's "lease" is its event's deadline: the outbox, a shard of its own.
+      // A final state's "lease" is its event's deadline: the outbox, a shard of its own. An
+      // attempt handed to a worker lease sits in that lease's shard (dynamo-worker-leases.ts).
       sets.push("leaseShard = :shard");
       values[":shard"] =
-        changes.state && isFinalTaskState(changes.state) ? EVENT_SHARD : LEASE_SHARD;
+        changes.state && isFinalTaskState(changes.state)
+          ? EVENT_SHARD
+          : changes.workerLease !== undefined
+            ? workerLeaseShard(changes.workerLease)
+            : LEASE_SHARD;
     }
     if (opts.removeLease) removes.push("leaseShard", "leaseExpiresAt");
     const ttl = this.ttl(changes.state, changes.endedAt);

@@ -189,6 +189,11 @@ export interface TaskInstanceRecord {
    * again, lib/engine/sweeper.ts). Epoch ms; the item sits in the leases index while set.
    */
   leaseExpiresAt?: number;
+  /**
+   * The worker lease the attempt was handed to once it ran past its first renewal
+   * (lib/store/worker-leases.ts): its worker renews that lease for it, and a stop asks through it.
+   */
+  workerLease?: string;
   /** Set by a stop: the worker kills the task at its next lease renewal. */
   killRequested?: boolean;
   /** Why the kill was requested (one sentence); becomes the killed attempt's `error`. */

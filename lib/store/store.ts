@@ -14,6 +14,7 @@ import type {
   TaskInstanceRecord,
   WorkflowHead,
 } from "./records.js";
+import type { WorkerLeaseStore } from "./worker-leases.js";
 
 export interface ListInstancesQuery {
   workflow?: string;
@@ -40,7 +41,7 @@ export interface TaskAttemptKey {
   attempt: number;
 }
 
-export interface Store {
+export interface Store extends WorkerLeaseStore {
   // Workflow definitions
   /** The head, including a deleted workflow's tombstone (`deleted: true`). */
   getWorkflowHead(name: string): Promise<WorkflowHead | undefined>;

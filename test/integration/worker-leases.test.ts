@@ -1,0 +1,281 @@
+/**
+ * Worker leases (lib/store/worker-leases.ts, lib/engine/worker-lease.ts): a long-running attempt
+ * is handed to its worker's lease at its first renewal and costs no write of its own after that;
+ * a stop reaches it through the lease; a lapsed worker lease has its attempts failed over, and
+ * its worker, should it come back, can never renew it and kills what it ran.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { beforeAll, describe, expect, it } from "vitest";
+import { handleApiRequest } from "../../lib/api/router.js";
+import { Sweeper } from "../../lib/engine/sweeper.js";
+import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
+import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
+import type { TaskInstanceRecord } from "../../lib/store/records.js";
+import type { Store } from "../../lib/store/store.js";
+import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { until } from "../helpers/poll.js";
+import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
+
+function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
+  return httpApiEvent({
+    method,
+    path,
+    headers: { "content-type": "application/json", "user-agent": "test" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    requestId: "r",
+    timeEpoch: 0,
+  });
+}
+
+const attempt = (instanceId: string, code: string): TaskInstanceRecord => ({
+  instanceId,
+  workflow: "w",
+  code,
+  attempt: 1,
+  type: "SHELL",
+  state: "DISPATCHED",
+  priority: "MEDIUM",
+  workerGroup: "default",
+  submittedAt: 1,
+});
+
+describe("worker leases in the store", () => {
+  let store: Store;
+  beforeAll(async () => {
+    const aws = await useTestAws();
+    const rt = createRuntime({ ...aws.config, dataDir: mkdtempSync(join(tmpdir(), "shoal-wl-")) });
+    store = rt.api.store;
+  });
+
+  it("creates once, renews while alive, carries kill requests, and refuses a dead lease", async () => {
+    expect(await store.renewWorkerLease("l1", "w1", 1_000, { create: true })).toEqual({
+      kills: {},
+    });
+    // The id is taken: a second creation fails.
+    expect(await store.renewWorkerLease("l1", "w2", 1_000, { create: true })).toBeUndefined();
+    // A renewal of a lease that does not exist fails (a worker whose lease was deleted).
+    expect(await store.renewWorkerLease("nope", "w1", 1_000, { create: false })).toBeUndefined();
+    expect(await store.requestWorkerKill("l1", "i/t#0001", "stopped by the user")).toBe(true);
+    expect(await store.requestWorkerKill("nope", "i/t#0001", "x")).toBe(false);
+    expect(await store.renewWorkerLease("l1", "w1", 2_000, { create: false })).toEqual({
+      kills: { "i/t#0001": "stopped by the user" },
+    });
+    // Acted on: taken off by the next renewal.
+    expect(
+      await store.renewWorkerLease("l1", "w1", 3_000, {
+        create: false,
+        handledKills: ["i/t#0001"],
+      }),
+    ).toEqual({ kills: {} });
+    // Not lapsed at 2,999: not marked; lapsed at 3,001: listed and marked dead.
+    expect(await store.markWorkerLeaseDead("l1", 2_999)).toBe(false);
+    expect((await store.listExpiredWorkerLeases(3_001, 10)).map((l) => l.leaseId)).toContain("l1");
+    expect(await store.markWorkerLeaseDead("l1", 3_001)).toBe(true);
+    expect(await store.renewWorkerLease("l1", "w1", 9_000, { create: false })).toBeUndefined();
+    expect(await store.requestWorkerKill("l1", "i/t#0001", "x")).toBe(false);
+    const listed = (await store.listExpiredWorkerLeases(3_001, 10)).find((l) => l.leaseId === "l1");
+    expect(listed).toEqual({ leaseId: "l1", worker: "w1", leaseExpiresAt: 3_000, dead: true });
+    await store.deleteWorkerLease("l1");
+    expect((await store.listExpiredWorkerLeases(3_001, 10)).map((l) => l.leaseId)).not.toContain(
+      "l1",
+    );
+  });
+
+  it("keeps a live lease when asked to delete it", async () => {
+    await store.renewWorkerLease("l2", "w1", 5_000, { create: true });
+    await store.deleteWorkerLease("l2");
+    expect(await store.renewWorkerLease("l2", "w1", 6_000, { create: false })).toEqual({
+      kills: {},
+    });
+  });
+
+  it("moves an attempt handed over into its worker lease's shard, out of the attempt leases", async () => {
+    const key = { instanceId: "wl-move", code: "t", attempt: 1 };
+    await store.putTaskInstance(attempt("wl-move", "t"));
+    await store.updateTask(key, ["DISPATCHED"], {
+      state: "RUNNING",
+      worker: "w1",
+      leaseExpiresAt: 10,
+    });
+    expect((await store.listExpiredLeases(11, 100)).map((t) => t.instanceId)).toContain("wl-move");
+    const moved = await store.updateTask(
+      key,
+      ["RUNNING"],
+      { leaseExpiresAt: 20, workerLease: "l3" },
+      { worker: "w1" },
+    );
+    expect(moved?.workerLease).toBe("l3");
+    expect((await store.listExpiredLeases(Date.now(), 100)).map((t) => t.instanceId)).not.toContain(
+      "wl-move",
+    );
+    expect((await store.listWorkerLeaseTasks("l3", 10)).map((t) => t.instanceId)).toEqual([
+      "wl-move",
+    ]);
+    // Its result moves it on to the outbox of task events, out of the worker lease.
+    await store.updateTask(key, ["RUNNING"], { state: "SUCCESS", endedAt: 30, leaseExpiresAt: 40 });
+    expect(await store.listWorkerLeaseTasks("l3", 10)).toEqual([]);
+    expect((await store.listOverdueTaskEvents(41, 100)).map((t) => t.instanceId)).toContain(
+      "wl-move",
+    );
+  });
+});
+
+describe("a long-running task on its worker's lease", () => {
+  let aws: TestAws;
+  let rt: Runtime;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await handleApiRequest(rt.api, request(method, path, body));
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+  const mediumQueue = () => aws.taskUrls[2] as string;
+
+  beforeAll(async () => {
+    aws = await useTestAws();
+    const dataDir = mkdtempSync(join(tmpdir(), "shoal-wl-run-"));
+    rt = createRuntime({ ...aws.config, dataDir, leaseMs: 2_000, leaseRenewMs: 100 });
+  });
+
+  /** Starts a one-task run and returns its id and the task message, not yet handled. */
+  async function startLong(name: string, command: string) {
+    expect(
+      (
+        await api("PUT", `/v1/workflows/${name}`, {
+          tasks: [{ code: "t", type: "SHELL", command }],
+        })
+      ).status,
+    ).toBe(201);
+    const run = await api("POST", `/v1/workflows/${name}/runs`, {});
+    const id = run.body.instanceId as string;
+    const cmd = await receiveRecords(aws.eventsUrl);
+    await rt.dispatcher.handleBatch(cmd);
+    await deleteRecords(aws.eventsUrl, cmd);
+    const task = await until(async () => {
+      const r = await receiveRecords(mediumQueue());
+      return r.length ? r : undefined;
+    });
+    return { id, task };
+  }
+
+  it("writes its task item once to hand it over, then only the worker lease is renewed", async () => {
+    const { id, task } = await startLong("long", "sleep 1.5");
+    const running = rt.worker.handleBatch(task);
+    const handed = await until(async () => {
+      const t = await rt.api.store.getTaskInstance(id, "t", 1);
+      return t?.workerLease ? t : undefined;
+    });
+    expect(handed.state).toBe("RUNNING");
+    const leaseId = handed.workerLease as string;
+    // Renewals (every 100 ms) move the worker lease, not the task item.
+    await until(async () => {
+      const later = await rt.api.store.getTaskInstance(id, "t", 1);
+      const expired = await rt.api.store.listExpiredWorkerLeases(Date.now() + 1_950, 100);
+      const lease = expired.find((l) => l.leaseId === leaseId);
+      return later?.leaseExpiresAt === handed.leaseExpiresAt &&
+        lease !== undefined &&
+        lease.leaseExpiresAt > (handed.leaseExpiresAt ?? 0) + 300
+        ? true
+        : undefined;
+    });
+    expect((await running).batchItemFailures).toEqual([]);
+    await deleteRecords(mediumQueue(), task);
+    const done = await rt.api.store.getTaskInstance(id, "t", 1);
+    expect(done?.state).toBe("SUCCESS");
+    expect(await rt.api.store.listWorkerLeaseTasks(leaseId, 10)).toEqual([]);
+  });
+
+  it("kills a handed-over task on a stop, with the stop's reason", async () => {
+    const { id, task } = await startLong("stopped", "sleep 30");
+    const running = rt.worker.handleBatch(task);
+    await until(async () => (await rt.api.store.getTaskInstance(id, "t", 1))?.workerLease);
+    expect((await api("POST", `/v1/instances/${id}/stop`, {})).status).toBe(202);
+    const cmd = await until(async () => {
+      const r = await receiveRecords(aws.eventsUrl);
+      return r.length ? r : undefined;
+    });
+    await rt.dispatcher.handleBatch(cmd);
+    await deleteRecords(aws.eventsUrl, cmd);
+    const t0 = Date.now();
+    await running;
+    await deleteRecords(mediumQueue(), task);
+    // Killed within a few renewals, not after the 30 s sleep.
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const killed = await rt.api.store.getTaskInstance(id, "t", 1);
+    expect(killed?.state).toBe("KILLED");
+    expect(killed?.error).toMatch(/stop/);
+  });
+
+  it("fails over the attempts of a worker lease that lapsed, and its worker kills them", async () => {
+    const { id, task } = await startLong("orphaned", "sleep 30");
+    const running = rt.worker.handleBatch(task);
+    const handed = await until(async () => {
+      const t = await rt.api.store.getTaskInstance(id, "t", 1);
+      return t?.workerLease ? t : undefined;
+    });
+    // The sweeper of a clock 1 minute ahead: the worker lease looks lapsed to it.
+    const sent: unknown[] = [];
+    const sweeper = new Sweeper({
+      ...rt.engine,
+      now: () => Date.now() + 60_000,
+      queues: {
+        ...rt.api.queues,
+        sendToDispatcher: async (e: unknown[]) => void sent.push(...e),
+      } as never,
+      commandResignalMs: 600_000,
+    });
+    const report = await sweeper.sweep();
+    expect(report.failedOver).toBeGreaterThanOrEqual(1);
+    expect(sent).toContainEqual({
+      kind: "task",
+      instanceId: id,
+      code: "t",
+      attempt: 1,
+      state: "NEED_FAULT_TOLERANCE",
+    });
+    const failedOver = await rt.api.store.getTaskInstance(id, "t", 1);
+    expect(failedOver?.state).toBe("NEED_FAULT_TOLERANCE");
+    expect(failedOver?.error).toMatch(/stopped renewing its lease/);
+    // The lease is gone; the worker's next renewal fails, and it kills the task.
+    const t0 = Date.now();
+    await running;
+    await deleteRecords(mediumQueue(), task);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(await rt.api.store.listWorkerLeaseTasks(handed.workerLease as string, 10)).toEqual([]);
+    // Its result was dropped: the failed-over state stands.
+    expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
+  });
+
+  it("leases an attempt of a Lambda invocation past the invocation's end, and never renews it", async () => {
+    const { id, task } = await startLong("in-lambda", "sleep 30");
+    const deadline = Date.now() + 120_000;
+    const running = rt.worker.handleBatch(task, { deadline });
+    const claimed = await until(async () => {
+      const t = await rt.api.store.getTaskInstance(id, "t", 1);
+      return t?.state === "RUNNING" ? t : undefined;
+    });
+    expect(claimed.leaseExpiresAt).toBe(deadline + 2_000);
+    // Several renewal periods later: nothing written, still no worker lease.
+    await until(async () => {
+      const later = await rt.api.store.getTaskInstance(id, "t", 1);
+      return Date.now() - (claimed.startedAt ?? 0) > 600 ? later : undefined;
+    }).then((later) => {
+      expect(later.leaseExpiresAt).toBe(deadline + 2_000);
+      expect(later.workerLease).toBeUndefined();
+    });
+    // A stop reaches it by the read each renewal period makes.
+    expect((await api("POST", `/v1/instances/${id}/stop`, {})).status).toBe(202);
+    const cmd = await until(async () => {
+      const r = await receiveRecords(aws.eventsUrl);
+      return r.length ? r : undefined;
+    });
+    await rt.dispatcher.handleBatch(cmd);
+    await deleteRecords(aws.eventsUrl, cmd);
+    const t0 = Date.now();
+    await running;
+    await deleteRecords(mediumQueue(), task);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("KILLED");
+  });
+});
