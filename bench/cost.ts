@@ -337,13 +337,19 @@ function report(
 }
 
 /**
- * What task duration costs, from runs of 0 s, 6 s and 12 s tasks: the write units that grow
- * between 6 s and 12 s are the worker lease's renewals (the tasks' share of them); the rest of
- * what 6 s adds over 0 s is the one hand-over of each task to the worker's lease.
+ * What task duration costs, from runs of 0 s, 6 s and 12 s tasks: the write units (tasks table
+ * and its index, where leases live) that grow between 6 s and 12 s are the worker lease's
+ * renewals (the tasks' share of them); the rest of what 6 s adds over 0 s is the one hand-over
+ * of each task to the worker's lease.
  */
 function leaseFigures([d0, d6, d12]: [Row, Row, Row]) {
   const [s6, s12] = SLEEP_SECONDS;
-  const perTask = (r: Row) => r.m.writeUnits / r.run.tasks;
+  // The tasks table and its leases index only: the instance's writes vary with how events
+  // batch, whatever the duration.
+  const perTask = (r: Row) => {
+    const s = writeUnitsBySource(r.run.counts);
+    return ((s.tasks ?? 0) + (s["tasks/leases"] ?? 0)) / r.run.tasks;
+  };
   const perTaskSecond = Math.max(0, (perTask(d12) - perTask(d6)) / (s12 - s6));
   const handOver = perTask(d6) - perTask(d0) - perTaskSecond * s6;
   // Shared by the tasks running at once, renewed every SHORT_LEASE.renew seconds.

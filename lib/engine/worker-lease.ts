@@ -98,7 +98,11 @@ export class WorkerLease {
 
   /** The id of a lease that holds for at least half its duration, renewed or created now if need be. */
   private async live(): Promise<string> {
-    if (this.leaseId === undefined || this.liveUntil - this.deps.now() < this.deps.leaseMs / 2) {
+    // Twice at most: a renewal that finds the lease taken over (it lapsed while the worker held
+    // nothing) is followed by the creation of a new one.
+    for (let i = 0; i < 2; i++) {
+      if (this.leaseId !== undefined && this.liveUntil - this.deps.now() >= this.deps.leaseMs / 2)
+        break;
       await this.renew();
     }
     if (this.leaseId === undefined) throw new Error("worker lease not created");

@@ -190,7 +190,11 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
     engine,
     dispatcher: new Dispatcher({
       ...engine,
-      commandClaimStaleMs: 60_000,
+      // A claim's holder is presumed alive as long as a worker holding a lease (60 s on AWS,
+      // 10 s standalone; at least 10 s): a run accepted just before standalone was killed starts
+      // that soon after the restart, not a minute later. A second holder would only redo
+      // idempotent effects.
+      commandClaimStaleMs: Math.max(config.leaseMs, 10_000),
       cacheInstances: config.singleDispatcher,
       onInstanceFinished: (inst) => onRunFinished(scheduling, inst),
     }),

@@ -89,7 +89,7 @@ export function loadWorkflows(rng: Random, prefix: string): LoadWorkflow[] {
   ];
 }
 
-/** The definition of a load workflow (PUT body): SHELL tasks with short sleeps from `rng`. */
+/** The definition of a load workflow (PUT body): SHELL tasks with sleeps from `rng`. */
 export function definitionOf(wf: LoadWorkflow, effectsFile: string, rng: Random): unknown {
   return {
     description: "chaos load (scripts/chaos)",
@@ -97,7 +97,12 @@ export function definitionOf(wf: LoadWorkflow, effectsFile: string, rng: Random)
       code,
       type: "SHELL",
       upstream,
-      command: taskCommand(effectsFile, rng.between(0.1, 0.8)),
+      // A quarter outlive the first lease renewal (1 s standalone), so that kills hit attempts
+      // on their worker's lease as well as on their own (docs/architecture.md §3).
+      command: taskCommand(
+        effectsFile,
+        rng.between(0, 1) < 0.25 ? rng.between(1.5, 3) : rng.between(0.1, 0.8),
+      ),
     })),
   };
 }

@@ -247,6 +247,22 @@ describe("a long-running task on its worker's lease", () => {
     expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
   });
 
+  it("starts a new worker lease for the next long task once the old one was taken over", async () => {
+    const { id, task } = await startLong("next-long", "sleep 0.6");
+    const running = rt.worker.handleBatch(task);
+    const handed = await until(async () => {
+      const t = await rt.api.store.getTaskInstance(id, "t", 1);
+      return t?.workerLease ? t : undefined;
+    });
+    expect((await running).batchItemFailures).toEqual([]);
+    await deleteRecords(mediumQueue(), task);
+    expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("SUCCESS");
+    // A lease of its own, live (the lost one was deleted by the sweeper).
+    const leases = await rt.api.store.listExpiredWorkerLeases(Date.now() + 600_000, 100);
+    expect(leases.map((l) => l.leaseId)).toContain(handed.workerLease);
+    expect(leases.find((l) => l.leaseId === handed.workerLease)?.dead).toBeUndefined();
+  });
+
   it("leases an attempt of a Lambda invocation past the invocation's end, and never renews it", async () => {
     const { id, task } = await startLong("in-lambda", "sleep 30");
     const deadline = Date.now() + 120_000;
