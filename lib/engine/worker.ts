@@ -1,7 +1,9 @@
 /**
  * The worker (DolphinScheduler's WorkerServer): claims a task attempt with a conditional write on
- * (state, attempt) so a duplicate delivery never runs it twice, runs it while renewing its lease,
- * writes the result conditioned on still holding that attempt, and sends the task event to the dispatcher.
+ * (state, attempt) so a duplicate delivery never runs it twice, runs it while its lease is kept
+ * (its own, then its worker's from the first renewal on, worker-lease.ts; in Lambda, until past
+ * the invocation's end), writes the result conditioned on still holding that attempt, and sends
+ * the task event to the dispatcher.
  * Between the two the attempt stays in the leases index with a short deadline (the outbox of task
  * events): a worker that dies there has its event sent by the sweeper within seconds.
  */
