@@ -36,7 +36,7 @@ export async function withUpstreamOutputs(
   indexes: readonly number[],
 ): Promise<InstanceRecord> {
   const setters = inst.outputSlots;
-  if (!setters || !setters.includes("1") || indexes.length === 0) return inst;
+  if (!setters?.includes("1") || indexes.length === 0) return inst;
   const have = inst.outputs ?? {};
   const missing = new Map<string, number>();
   for (const index of indexes) {

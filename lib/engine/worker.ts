@@ -23,16 +23,12 @@ import { secretSourceFromEnv } from "../secrets/sources.js";
 import type { Store } from "../store/store.js";
 import { runHttp } from "../tasks/http.js";
 import { runLambda } from "../tasks/lambda.js";
-import {
-  KILLED_ON_REQUEST,
-  type TaskClients,
-  type TaskPlugin,
-  type TaskResult,
-} from "../tasks/plugin.js";
+import type { TaskClients, TaskPlugin, TaskResult } from "../tasks/plugin.js";
 import { dryRunOutcome, renderingLines, renderTask } from "../tasks/render-task.js";
 import { runShell } from "../tasks/shell.js";
 import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
+import { keepAttempt } from "./attempt-keeper.js";
 import type { STORE_RETRY_MS } from "./store-retry.js";
 import { WorkerHousekeeping } from "./worker-housekeeping.js";
 import { WorkerLease } from "./worker-lease.js";
@@ -87,8 +83,6 @@ const PLUGINS: Record<string, TaskPlugin> = {
   STEP_FUNCTIONS: runStepFunctions,
 };
 
-/** Why a worker kills a task it no longer holds (the result is dropped; shown in the log). */
-const LEASE_LOST = "killed: lease lost (the attempt was failed over or ended elsewhere)";
 /** Why a stopping worker kills its tasks (they are handed back for failover). */
 const SHUTTING_DOWN = "killed: the worker is shutting down";
 
@@ -272,61 +266,16 @@ export class Worker {
     };
     const kill = new AbortController();
     this.running.add(kill);
-    let lost = false;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
-    // 0: the first renewal extends the message's visibility at once (a poller may receive with
-    // a short visibility timeout, see lib/standalone/poller.ts).
-    let lastVisibility = 0;
-    let renewing = false;
-    let adopted = false;
-    const held = {
-      kill: (reason: string) => {
-        if (!kill.signal.aborted) kill.abort(reason);
-      },
-      lost: () => {
-        if (lost) return;
-        lost = true;
-        log.write("shoal: lease lost (the task was failed over or stopped); killing it");
-        kill.abort(LEASE_LOST);
-      },
-    };
-    const timer = setInterval(async () => {
-      if (renewing) return;
-      renewing = true;
-      try {
-        if (deadline !== undefined) {
-          // Leased until past the invocation's end: only a stop or a failover is looked for.
-          const item = await deps.store.getTaskInstance(key.instanceId, key.code, key.attempt);
-          if (item?.state !== "RUNNING" || item.worker !== this.id) held.lost();
-          else if (item.killRequested) held.kill(item.killReason ?? KILLED_ON_REQUEST);
-        } else if (!adopted) {
-          // The first renewal hands the attempt to the worker's lease, which renews for all its
-          // attempts from then on (worker-lease.ts): a long task costs no write per minute.
-          const renewed = await this.lease.adopt(key, held);
-          adopted = true;
-          if (!renewed) held.lost();
-          else if (renewed.killRequested) {
-            // The reason halts.ts recorded becomes the attempt's error (items written before it
-            // carried one say "killed on request").
-            held.kill(renewed.killReason ?? KILLED_ON_REQUEST);
-          }
-        }
-        if (Date.now() - lastVisibility > (deps.visibilityTimeoutSeconds * 1000) / 2) {
-          lastVisibility = Date.now();
-          const url = await deps.queues.queueUrlFromArn(record.eventSourceARN);
-          await deps.queues.extendVisibility(
-            url,
-            record.receiptHandle,
-            deps.visibilityTimeoutSeconds,
-          );
-        }
-      } catch (e) {
-        deps.log?.("worker: lease renewal failed", { error: String(e) });
-      } finally {
-        renewing = false;
-      }
-    }, deps.leaseRenewMs);
-    timer.unref();
+    const kept = keepAttempt(deps, {
+      key,
+      workerId: this.id,
+      record,
+      lease: this.lease,
+      kill,
+      deadline,
+      write: (line) => log.write(line),
+    });
     try {
       log.write(
         `shoal: ${msg.task.type} task '${msg.code}' attempt ${msg.attempt} of ${msg.workflow}/${msg.instanceId} on ${this.id}`,
@@ -406,7 +355,7 @@ export class Worker {
             .catch((e) => deps.log?.("worker: warning not recorded", { error: String(e) }));
         },
       });
-      if (lost) return "lost";
+      if (kept.lost) return "lost";
       if (masker && result.error !== undefined) result.error = masker.mask(result.error);
       if (result.state === "SUCCESS") {
         if (outError) {
@@ -429,12 +378,11 @@ export class Worker {
     } catch (e) {
       const message = masker ? masker.mask((e as Error).message) : (e as Error).message;
       log.write(`shoal: task failed to run: ${message}`);
-      if (lost) return "lost";
+      if (kept.lost) return "lost";
       return this.shuttingDown ? "shutdown" : { state: "FAILURE", error: message };
     } finally {
       this.running.delete(kill);
-      clearInterval(timer);
-      this.lease.release(key);
+      kept.stop();
       await log.close();
     }
   }
