@@ -5,34 +5,18 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { handleApiRequest } from "../../lib/api/router.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
-import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
+import { callApi } from "../helpers/runtime-api.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
-
-function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
-  return httpApiEvent({
-    method,
-    path,
-    headers: { "content-type": "application/json", "user-agent": "test" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    requestId: "r",
-    timeEpoch: 0,
-  });
-}
 
 describe("duplicate and concurrent deliveries", () => {
   let aws: TestAws;
   let rt: Runtime;
   let dir: string;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await handleApiRequest(rt.api, request(method, path, body));
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(rt.api, method, path, body);
   const mediumQueue = () => aws.taskUrls[2] as string;
 
   beforeAll(async () => {

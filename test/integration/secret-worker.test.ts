@@ -9,30 +9,18 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { APIGatewayProxyEventV2, SQSRecord } from "aws-lambda";
+import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleApiRequest } from "../../lib/api/router.js";
 import { Worker } from "../../lib/engine/worker.js";
 import type { TaskMessage } from "../../lib/queue/messages.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { EnvSecretSource } from "../../lib/secrets/env-source.js";
-import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
+import { callApi } from "../helpers/runtime-api.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
 
 const TOKEN = `tok-${Math.random().toString(36).slice(2)}-x`;
-
-function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
-  return httpApiEvent({
-    method,
-    path,
-    headers: { "content-type": "application/json", "user-agent": "test" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    requestId: "r",
-    timeEpoch: 0,
-  });
-}
 
 describe("the worker with secrets", () => {
   let aws: TestAws;
@@ -42,10 +30,7 @@ describe("the worker with secrets", () => {
   let shellWorker: Worker;
   let echo: Server;
   let echoUrl: string;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await handleApiRequest(rt.api, request(method, path, body));
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(rt.api, method, path, body);
   const drainEvents = async () => {
     const r = await receiveRecords(aws.eventsUrl, { waitSeconds: 0 });
     if (r.length) {

@@ -11,16 +11,16 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { APIGatewayProxyEventV2, SQSRecord } from "aws-lambda";
+import type { SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { handleApiRequest } from "../../lib/api/router.js";
 import { Dispatcher } from "../../lib/engine/dispatcher.js";
 import { Sweeper } from "../../lib/engine/sweeper.js";
 import { Worker, type WorkerDeps } from "../../lib/engine/worker.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
-import { httpApiEvent, LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
+import { LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
 import type { Store } from "../../lib/store/store.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
+import { callApi } from "../helpers/runtime-api.js";
 
 const unreachable = () => new Error("connect ECONNREFUSED 127.0.0.1:4566");
 
@@ -176,18 +176,8 @@ describe("the store out of reach", () => {
   });
 
   it("a dispatcher gives back a command's claim once the store answers again", async () => {
-    const api = async (method: string, path: string, body?: unknown) => {
-      const event: APIGatewayProxyEventV2 = httpApiEvent({
-        method,
-        path,
-        headers: { "content-type": "application/json", "user-agent": "test" },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        requestId: "r",
-        timeEpoch: 0,
-      });
-      const res = await handleApiRequest(rt.api, event);
-      return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-    };
+    const api = (method: string, path: string, body?: unknown) =>
+      callApi(rt.api, method, path, body);
     expect(
       (
         await api("PUT", "/v1/workflows/outage-claim", {

@@ -8,40 +8,26 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { APIGatewayProxyEventV2, SQSRecord } from "aws-lambda";
+import type { SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { handleApiRequest } from "../../lib/api/router.js";
 
 import { Sweeper } from "../../lib/engine/sweeper.js";
 import { Worker } from "../../lib/engine/worker.js";
 import type { DispatcherMessage, TaskMessage } from "../../lib/queue/messages.js";
 import type { Queues } from "../../lib/queue/queues.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
-import { httpApiEvent, LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
+import { LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
 import type { TaskInstanceRecord } from "../../lib/store/records.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
+import { callApi } from "../helpers/runtime-api.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
-
-function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
-  return httpApiEvent({
-    method,
-    path,
-    headers: { "content-type": "application/json", "user-agent": "test" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    requestId: "r",
-    timeEpoch: 0,
-  });
-}
 
 describe("task event outbox", () => {
   let aws: TestAws;
   let rt: Runtime;
   let dir: string;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await handleApiRequest(rt.api, request(method, path, body));
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(rt.api, method, path, body);
   const medium = () => aws.taskUrls[2] as string;
   const sweeperAt = (now: number) =>
     new Sweeper({ ...rt.engine, now: () => now, commandResignalMs: 60_000 });

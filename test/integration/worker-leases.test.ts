@@ -7,28 +7,15 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { handleApiRequest } from "../../lib/api/router.js";
 import { Sweeper } from "../../lib/engine/sweeper.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
-import { httpApiEvent } from "../../lib/standalone/lambda-events.js";
 import type { TaskInstanceRecord } from "../../lib/store/records.js";
 import type { Store } from "../../lib/store/store.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
+import { callApi } from "../helpers/runtime-api.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
-
-function request(method: string, path: string, body?: unknown): APIGatewayProxyEventV2 {
-  return httpApiEvent({
-    method,
-    path,
-    headers: { "content-type": "application/json", "user-agent": "test" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    requestId: "r",
-    timeEpoch: 0,
-  });
-}
 
 const attempt = (instanceId: string, code: string): TaskInstanceRecord => ({
   instanceId,
@@ -126,10 +113,7 @@ describe("worker leases in the store", () => {
 describe("a long-running task on its worker's lease", () => {
   let aws: TestAws;
   let rt: Runtime;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await handleApiRequest(rt.api, request(method, path, body));
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(rt.api, method, path, body);
   const mediumQueue = () => aws.taskUrls[2] as string;
 
   beforeAll(async () => {
@@ -157,6 +141,17 @@ describe("a long-running task on its worker's lease", () => {
       return r.length ? r : undefined;
     });
     return { id, task };
+  }
+
+  /** Stops a run through the API and lets the dispatcher carry the stop out. */
+  async function stop(id: string) {
+    expect((await api("POST", `/v1/instances/${id}/stop`, {})).status).toBe(202);
+    const cmd = await until(async () => {
+      const r = await receiveRecords(aws.eventsUrl);
+      return r.length ? r : undefined;
+    });
+    await rt.dispatcher.handleBatch(cmd);
+    await deleteRecords(aws.eventsUrl, cmd);
   }
 
   it("writes its task item once to hand it over, then only the worker lease is renewed", async () => {
@@ -190,13 +185,7 @@ describe("a long-running task on its worker's lease", () => {
     const { id, task } = await startLong("stopped", "sleep 30");
     const running = rt.worker.handleBatch(task);
     await until(async () => (await rt.api.store.getTaskInstance(id, "t", 1))?.workerLease);
-    expect((await api("POST", `/v1/instances/${id}/stop`, {})).status).toBe(202);
-    const cmd = await until(async () => {
-      const r = await receiveRecords(aws.eventsUrl);
-      return r.length ? r : undefined;
-    });
-    await rt.dispatcher.handleBatch(cmd);
-    await deleteRecords(aws.eventsUrl, cmd);
+    await stop(id);
     const t0 = Date.now();
     await running;
     await deleteRecords(mediumQueue(), task);
@@ -281,13 +270,7 @@ describe("a long-running task on its worker's lease", () => {
       expect(later.workerLease).toBeUndefined();
     });
     // A stop reaches it by the read each renewal period makes.
-    expect((await api("POST", `/v1/instances/${id}/stop`, {})).status).toBe(202);
-    const cmd = await until(async () => {
-      const r = await receiveRecords(aws.eventsUrl);
-      return r.length ? r : undefined;
-    });
-    await rt.dispatcher.handleBatch(cmd);
-    await deleteRecords(aws.eventsUrl, cmd);
+    await stop(id);
     const t0 = Date.now();
     await running;
     await deleteRecords(mediumQueue(), task);
