@@ -32,6 +32,7 @@ import { haltOf, InstanceSteps, type StepDeps } from "./instance-step.js";
 import { finishLogicRecord, runLogicTask } from "./logic-tasks.js";
 import { publishChanges } from "./state-change-events.js";
 import { retryWhileUnreachable, type STORE_RETRY_MS } from "./store-retry.js";
+import { legacyOutputBytes, legacyOutputSlots } from "./upstream-outputs.js";
 
 export interface DispatcherDeps extends StepDeps {
   /** A claim older than this is taken over (the claimer died), ms. */
@@ -380,25 +381,4 @@ export class Dispatcher {
     await publishChanges(this.deps, inst, next, def, forced);
     return true;
   }
-}
-
-/**
- * The `outputSlots` of an item written by 0.1.0, from the values it holds inline (the task items
- * hold them too: its workers wrote them with their results).
- */
-function legacyOutputSlots(inst: InstanceRecord, def: LoadedDefinition): string {
-  const slots: string[] = [];
-  for (const code of Object.keys(inst.outputs ?? {})) {
-    const index = def.dag.indexOf(code);
-    if (index === undefined) continue;
-    while (slots.length <= index) slots.push("0");
-    slots[index] = "1";
-  }
-  return slots.join("");
-}
-
-/** Bytes of the OUT values an item written by 0.1.0 holds inline (it kept no count). */
-function legacyOutputBytes(inst: InstanceRecord): number {
-  const n = Object.keys(inst.outputs ?? {}).length;
-  return n === 0 ? 0 : Buffer.byteLength(JSON.stringify(inst.outputs));
 }

@@ -62,3 +62,27 @@ export async function withUpstreamOutputs(
   }
   return { ...inst, outputs: { ...have, ...found } };
 }
+
+/**
+ * The `outputSlots` of an item written by 0.1.0, from the values it holds inline (the task items
+ * hold them too: its workers wrote them with their results).
+ */
+export function legacyOutputSlots(
+  inst: InstanceRecord,
+  def: Pick<LoadedDefinition, "dag">,
+): string {
+  const slots: string[] = [];
+  for (const code of Object.keys(inst.outputs ?? {})) {
+    const index = def.dag.indexOf(code);
+    if (index === undefined) continue;
+    while (slots.length <= index) slots.push("0");
+    slots[index] = "1";
+  }
+  return slots.join("");
+}
+
+/** Bytes of the OUT values an item written by 0.1.0 holds inline (it kept no count). */
+export function legacyOutputBytes(inst: InstanceRecord): number {
+  const n = Object.keys(inst.outputs ?? {}).length;
+  return n === 0 ? 0 : Buffer.byteLength(JSON.stringify(inst.outputs));
+}

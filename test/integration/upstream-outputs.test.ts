@@ -7,7 +7,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Dag } from "../../lib/core/dag.js";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";
 import { taskParams } from "../../lib/engine/engine-deps.js";
-import { withUpstreamOutputs } from "../../lib/engine/upstream-outputs.js";
+import {
+  legacyOutputBytes,
+  legacyOutputSlots,
+  withUpstreamOutputs,
+} from "../../lib/engine/upstream-outputs.js";
 import { DynamoStore } from "../../lib/store/dynamo-store.js";
 import type { TaskAttemptKey } from "../../lib/store/store.js";
 import { testClients, useTestAws } from "../helpers/aws-env.js";
@@ -90,5 +94,16 @@ describe("OUT values read from the attempts that set them", () => {
     });
     expect(await withUpstreamOutputs(counting, inline, def, [3])).toBe(inline);
     expect(reads).toEqual([]);
+  });
+
+  it("marks the tasks of an item written by 0.1.0 from the values it holds inline", () => {
+    const old = instanceRecord("run-4", {
+      progress: { slots: "SSSD", attempts: {} },
+      outputs: { near: { x: "1" }, side: { z: "2" }, gone: { y: "3" } },
+    });
+    // `gone` is not in the definition: no mark.
+    expect(legacyOutputSlots(old, def)).toBe("011");
+    expect(legacyOutputBytes(old)).toBe(Buffer.byteLength(JSON.stringify(old.outputs)));
+    expect(legacyOutputBytes(instanceRecord("run-5"))).toBe(0);
   });
 });
