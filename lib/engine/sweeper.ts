@@ -60,6 +60,8 @@ export interface SweepReport {
 }
 
 const PAGE = 100;
+/** How long a dead worker lease is kept (and its shard swept) before it is deleted, ms. */
+export const DEAD_WORKER_LEASE_KEPT_MS = 10 * 60_000;
 
 export class Sweeper {
   /** The last sweep failed: the store may have been out of reach for the workers as well. */
@@ -247,8 +249,8 @@ export class Sweeper {
   /**
    * Worker leases that lapsed (lib/engine/worker-lease.ts): each is marked dead, so that its
    * worker can never renew it again, then every attempt handed to it is failed over as one whose
-   * own lease lapsed, then the lease is deleted. A sweep that stops half-way leaves the dead
-   * lease listed (it stays lapsed in the index) for the next sweep to finish.
+   * own lease lapsed; the lease is deleted {@link DEAD_WORKER_LEASE_KEPT_MS} later. A sweep that
+   * stops half-way leaves the dead lease listed for the next sweep to finish.
    */
   private async failOverDeadWorkers(
     now: number,
@@ -266,7 +268,12 @@ export class Sweeper {
           const done = await this.failOver(t, now, t.worker ? { worker: t.worker } : {}, counts);
           if (!done) left = true;
         }
-        if (!left && held.length < PAGE) await store.deleteWorkerLease(w.leaseId);
+        // Kept a while after its death, its shard listed again by each sweep: a hand-over that
+        // reached it late (a slow write) is failed over too, not left behind.
+        const deadAt = w.deadAt ?? now;
+        if (!left && held.length === 0 && now - deadAt > DEAD_WORKER_LEASE_KEPT_MS) {
+          await store.deleteWorkerLease(w.leaseId);
+        }
       } catch (e) {
         this.deps.log?.("sweeper: worker lease failover not finished, next sweep goes on", {
           leaseId: w.leaseId,

@@ -41,10 +41,12 @@ export class AttemptReporter {
   async report(msg: TaskMessage, result: TaskResult | "lost" | "shutdown"): Promise<void> {
     const { store } = this.deps;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
-    if (result === "lost") return;
-    if (result === "shutdown") {
+    if (result === "shutdown" || result === "lost") {
       // Report the attempt for failover now rather than after its lease runs out: the
-      // dispatcher starts a new attempt (not counted against retries) as soon as it hears.
+      // dispatcher starts a new attempt (not counted against retries) as soon as it hears. A
+      // lost attempt is normally failed over already, and this write then finds it changed;
+      // it lands only for one that reached a worker lease after the sweeper took that lease
+      // over (a hand-over written late), which nobody would fail over otherwise.
       const endedAt = this.deps.now();
       const handedBack = await this.durably(key, () =>
         store.updateTask(
@@ -53,7 +55,10 @@ export class AttemptReporter {
           {
             state: "NEED_FAULT_TOLERANCE",
             endedAt,
-            error: `worker ${this.workerId} shut down`,
+            error:
+              result === "lost"
+                ? `worker ${this.workerId} lost its lease`
+                : `worker ${this.workerId} shut down`,
             leaseExpiresAt: this.eventDueAt(endedAt),
           },
           { worker: this.workerId },

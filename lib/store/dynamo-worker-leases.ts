@@ -112,6 +112,7 @@ export class DynamoWorkerLeases implements WorkerLeaseStore {
         worker: String(i.worker),
         leaseExpiresAt: Number(i.leaseExpiresAt),
         ...(i.dead ? { dead: true } : {}),
+        ...(typeof i.deadAt === "number" ? { deadAt: i.deadAt } : {}),
       }))
       .sort((a, b) => a.leaseExpiresAt - b.leaseExpiresAt)
       .slice(0, limit);
@@ -125,7 +126,7 @@ export class DynamoWorkerLeases implements WorkerLeaseStore {
           Key: key(leaseId),
           // It stays (lapsed) until its attempts are failed over: a sweep that dies half-way
           // leaves it for the next.
-          UpdateExpression: "SET dead = :t",
+          UpdateExpression: "SET dead = :t, deadAt = :now",
           ConditionExpression: "leaseExpiresAt < :now",
           ExpressionAttributeValues: { ":t": true, ":now": now },
         }),

@@ -21,6 +21,8 @@ export interface WorkerLeaseRecord {
   leaseExpiresAt: number;
   /** Set by the sweeper once it lapsed: it is never renewed again, and its attempts fail over. */
   dead?: boolean;
+  /** When the sweeper marked it dead (epoch ms). */
+  deadAt?: number;
 }
 
 /** What a renewal answers: the kill requests waiting for the worker. */
@@ -56,7 +58,7 @@ export interface WorkerLeaseStore {
   /** Worker leases that lapsed before `now` (epoch ms), dead ones included, oldest first. */
   listExpiredWorkerLeases(now: number, limit: number): Promise<WorkerLeaseRecord[]>;
   /**
-   * Marks a lapsed worker lease dead, so its holder can never renew it again.
+   * Marks a lapsed worker lease dead at `now` (epoch ms), so its holder can never renew it again.
    * @returns false when it was renewed meanwhile (not lapsed before `now`) or is gone.
    */
   markWorkerLeaseDead(leaseId: string, now: number): Promise<boolean>;

@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Sweeper } from "../../lib/engine/sweeper.js";
+import { DEAD_WORKER_LEASE_KEPT_MS, Sweeper } from "../../lib/engine/sweeper.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import type { TaskInstanceRecord } from "../../lib/store/records.js";
 import type { Store } from "../../lib/store/store.js";
@@ -31,9 +31,10 @@ const attempt = (instanceId: string, code: string): TaskInstanceRecord => ({
 
 describe("worker leases in the store", () => {
   let store: Store;
+  let rt: Runtime;
   beforeAll(async () => {
     const aws = await useTestAws();
-    const rt = createRuntime({ ...aws.config, dataDir: mkdtempSync(join(tmpdir(), "shoal-wl-")) });
+    rt = createRuntime({ ...aws.config, dataDir: mkdtempSync(join(tmpdir(), "shoal-wl-")) });
     store = rt.api.store;
   });
 
@@ -64,7 +65,13 @@ describe("worker leases in the store", () => {
     expect(await store.renewWorkerLease("l1", "w1", 9_000, { create: false })).toBeUndefined();
     expect(await store.requestWorkerKill("l1", "i/t#0001", "x")).toBe(false);
     const listed = (await store.listExpiredWorkerLeases(3_001, 10)).find((l) => l.leaseId === "l1");
-    expect(listed).toEqual({ leaseId: "l1", worker: "w1", leaseExpiresAt: 3_000, dead: true });
+    expect(listed).toEqual({
+      leaseId: "l1",
+      worker: "w1",
+      leaseExpiresAt: 3_000,
+      dead: true,
+      deadAt: 3_001,
+    });
     await store.deleteWorkerLease("l1");
     expect((await store.listExpiredWorkerLeases(3_001, 10)).map((l) => l.leaseId)).not.toContain(
       "l1",
@@ -107,6 +114,61 @@ describe("worker leases in the store", () => {
     expect((await store.listOverdueTaskEvents(41, 100)).map((t) => t.instanceId)).toContain(
       "wl-move",
     );
+  });
+});
+
+describe("a lapsed worker lease", () => {
+  it("is swept again while it is kept dead, so a hand-over written late is failed over too", async () => {
+    const aws = await useTestAws();
+    const rt = createRuntime({ ...aws.config, dataDir: mkdtempSync(join(tmpdir(), "shoal-wl-")) });
+    const store = rt.api.store;
+    const sent: unknown[] = [];
+    const sweeperAt = (offsetMs: number) =>
+      new Sweeper({
+        ...rt.engine,
+        now: () => Date.now() + offsetMs,
+        queues: {
+          ...rt.api.queues,
+          sendToDispatcher: async (e: unknown[]) => void sent.push(...e),
+        } as never,
+        commandResignalMs: 600_000,
+      });
+    const handOver = async (instanceId: string) => {
+      const key = { instanceId, code: "t", attempt: 1 };
+      await store.putTaskInstance(attempt(instanceId, "t"));
+      await store.updateTask(key, ["DISPATCHED"], {
+        state: "RUNNING",
+        worker: "wz",
+        leaseExpiresAt: Date.now() + 600_000,
+      });
+      await store.updateTask(
+        key,
+        ["RUNNING"],
+        { leaseExpiresAt: 1, workerLease: "late" },
+        { worker: "wz" },
+      );
+    };
+    await store.renewWorkerLease("late", "wz", 1_000, { create: true });
+    await handOver("late-1");
+    await sweeperAt(0).sweep();
+    expect((await store.getTaskInstance("late-1", "t", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
+    // Written after the sweeper took the lease over: the next sweep finds it all the same.
+    await handOver("late-2");
+    await sweeperAt(0).sweep();
+    expect((await store.getTaskInstance("late-2", "t", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
+    expect(sent).toContainEqual({
+      kind: "task",
+      instanceId: "late-2",
+      code: "t",
+      attempt: 1,
+      state: "NEED_FAULT_TOLERANCE",
+    });
+    const listed = async () =>
+      (await store.listExpiredWorkerLeases(Date.now() + 3_600_000, 100)).map((l) => l.leaseId);
+    expect(await listed()).toContain("late");
+    // Deleted once it has been dead longer than DEAD_WORKER_LEASE_KEPT_MS.
+    await sweeperAt(DEAD_WORKER_LEASE_KEPT_MS + 60_000).sweep();
+    expect(await listed()).not.toContain("late");
   });
 });
 
@@ -234,6 +296,34 @@ describe("a long-running task on its worker's lease", () => {
     expect(await rt.api.store.listWorkerLeaseTasks(handed.workerLease as string, 10)).toEqual([]);
     // Its result was dropped: the failed-over state stands.
     expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
+  });
+
+  it("hands back a task whose worker lease was taken over before the sweeper saw the task", async () => {
+    const { id, task } = await startLong("late-hand-over", "sleep 30");
+    const running = rt.worker.handleBatch(task);
+    const handed = await until(async () => {
+      const t = await rt.api.store.getTaskInstance(id, "t", 1);
+      return t?.workerLease ? t : undefined;
+    });
+    // The lease taken over (as by a sweeper whose clock runs ahead) while its task is still
+    // RUNNING in it: the worker's next renewal fails, it kills the task and hands it back.
+    expect(
+      await rt.api.store.markWorkerLeaseDead(handed.workerLease as string, Date.now() + 60_000),
+    ).toBe(true);
+    const t0 = Date.now();
+    await running;
+    await deleteRecords(mediumQueue(), task);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const back = await rt.api.store.getTaskInstance(id, "t", 1);
+    expect(back?.state).toBe("NEED_FAULT_TOLERANCE");
+    expect(back?.error).toMatch(/lost its lease/);
+    const event = await until(async () => {
+      const r = await receiveRecords(aws.eventsUrl);
+      const found = r.find((m) => m.body.includes(id) && m.body.includes("NEED_FAULT_TOLERANCE"));
+      await deleteRecords(aws.eventsUrl, r);
+      return found;
+    });
+    expect(JSON.parse(event.body)).toMatchObject({ kind: "task", instanceId: id, code: "t" });
   });
 
   it("starts a new worker lease for the next long task once the old one was taken over", async () => {
