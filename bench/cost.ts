@@ -294,7 +294,7 @@ function report(
     table([growthHeader, ...outs.map(growthRow)]),
     `task duration (${DURATION_TASKS} tasks at once on one worker; leases renewed every ${SHORT_LEASE.renew} s, lease ${SHORT_LEASE.lease} s):`,
     table([growthHeader, ...durations.map(growthRow)]),
-    `lease renewals: a running task is handed to its worker's lease once (${round(lease.handOver, 2)} WRU); the worker's lease costs ${round(lease.perWorkerRenewal, 2)} WRU per renewal whatever it covers (${round(lease.perWorkerRenewal * (60 / DEFAULT_RENEW_SECONDS), 1)} per worker-minute at the default ${DEFAULT_RENEW_SECONDS} s); a 10-minute task adds ${money(lease.tenMinuteUsd(DURATION_TASKS))} per 1M tasks on a worker running ${DURATION_TASKS} at once, ${money(lease.tenMinuteUsd(1))} alone, ${money(lease.tenMinuteLambdaUsd)} in a Lambda invocation (no writes: one read of its task item per renewal period)`,
+    `lease renewals: a running task is handed to its worker's lease once (${round(lease.handOver, 2)} WRU); the worker's lease costs ${round(lease.perWorkerRenewal, 2)} WRU per renewal whatever it covers (${round(lease.perWorkerRenewal * (60 / DEFAULT_RENEW_SECONDS), 1)} per worker-minute at the default ${DEFAULT_RENEW_SECONDS} s); a 10-minute task adds ${money(lease.tenMinuteUsd(DURATION_TASKS))} per 1M tasks on a worker running ${DURATION_TASKS} at once, ${money(lease.tenMinuteUsd(1))} alone, ${money(lease.tenMinuteLambdaUsd)} in a Lambda invocation (one write setting its lease past the invocation's end, then one read of its task item per renewal period)`,
     `worst cost per 1M tasks: ${money(worstUsd)} (${worst.run.shape})`,
   ];
   const summaryOf = ({ run, m }: Row) => ({
@@ -362,7 +362,9 @@ function leaseFigures([d0, d6, d12]: [Row, Row, Row]) {
     /** $ per 1M tasks a 10-minute task adds on a worker running `atOnce` tasks at once. */
     tenMinuteUsd: (atOnce: number) =>
       (handOver + (renewalsIn10Min * perWorkerRenewal) / atOnce) * wru,
-    // One consistent GetItem of a task item under 4 KB (1 read unit) per renewal period.
-    tenMinuteLambdaUsd: renewalsIn10Min * PRICES.dynamoReadRequestUnit.usd * 1e6,
+    // One write setting the lease past the invocation's end (the same index move as a
+    // hand-over), then one consistent GetItem of a task item under 4 KB (1 read unit) per period.
+    tenMinuteLambdaUsd:
+      handOver * wru + (renewalsIn10Min - 1) * PRICES.dynamoReadRequestUnit.usd * 1e6,
   };
 }

@@ -7,7 +7,7 @@ import { createRuntime } from "../../lib/runtime/runtime.js";
 const rt = createRuntime(configFromEnv(process.env));
 
 /**
- * The invocation's end bounds its attempts: their leases are set past it and never renewed
+ * The invocation's end bounds its attempts: a long one's lease is set past it once, never renewed
  * (lib/engine/worker.ts handleBatch).
  */
 export const handler = (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>

@@ -2,8 +2,10 @@
  * What a worker does for one running attempt every lease renewal period (`leaseRenewMs`): keep
  * its lease and notice a stop or a failover, and keep its task message invisible. Its own lease
  * from the claim covers it until the first period; then a long-running worker hands it to its
- * worker lease (worker-lease.ts), which renews for all its attempts, while a Lambda worker, whose
- * claim leased it past the invocation's end, only reads it. A lost lease kills the task (its
+ * worker lease (worker-lease.ts), which renews for all its attempts, while a Lambda worker sets
+ * it once past the invocation's end, which nothing of the invocation outlives, and only reads it
+ * after that. A task that ends within the first period writes nothing for its lease, and one that
+ * crashes then is failed over one lease after its claim, as before. A lost lease kills the task (its
  * result is dropped); a kill request kills it with the request's reason.
  */
 import type { SQSRecord } from "aws-lambda";
@@ -18,6 +20,8 @@ export const LEASE_LOST = "killed: lease lost (the attempt was failed over or en
 export interface AttemptKeeperDeps {
   store: Store;
   queues: Queues;
+  /** How long a lease runs, ms (the grace past a Lambda invocation's end). */
+  leaseMs: number;
   leaseRenewMs: number;
   /** Seconds a received task message stays invisible before it must be extended. */
   visibilityTimeoutSeconds: number;
@@ -71,8 +75,17 @@ export function keepAttempt(
     busy = true;
     try {
       if (opts.deadline !== undefined) {
-        // Leased until past the invocation's end: only a stop or a failover is looked for.
-        const item = await deps.store.getTaskInstance(key.instanceId, key.code, key.attempt);
+        // One lease past the invocation's end (clock skew, and the time Lambda takes to end
+        // it), set once; then only a stop or a failover is looked for.
+        const item = adopted
+          ? await deps.store.getTaskInstance(key.instanceId, key.code, key.attempt)
+          : await deps.store.updateTask(
+              key,
+              ["RUNNING"],
+              { leaseExpiresAt: opts.deadline + deps.leaseMs },
+              { worker: opts.workerId },
+            );
+        adopted = true;
         if (item?.state !== "RUNNING" || item.worker !== opts.workerId) held.lost();
         else if (item.killRequested) held.kill(item.killReason ?? KILLED_ON_REQUEST);
       } else if (!adopted) {

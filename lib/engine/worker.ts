@@ -131,8 +131,8 @@ export class Worker {
   /**
    * Handles an SQS batch of task messages (all run concurrently).
    * @param opts.deadline when the Lambda invocation that runs them ends (epoch ms): no attempt
-   *   outlives it, so each one's lease is set past it at the claim and never renewed, and a
-   *   running attempt costs reads, not writes (docs/cost.md). Absent (a long-running worker):
+   *   outlives it, so one still running at its first renewal has its lease set past it once, and
+   *   is only read after that (attempt-keeper.ts, docs/cost.md). Absent (a long-running worker):
    *   attempts are handed to the worker's lease at their first renewal (worker-lease.ts).
    */
   async handleBatch(
@@ -170,9 +170,7 @@ export class Worker {
         state: "RUNNING",
         startedAt: claimedAt,
         worker: this.id,
-        // Within an invocation, the lease runs a lease's length past its end (clock skew, and
-        // the time Lambda takes to end it): nothing of the attempt runs after that.
-        leaseExpiresAt: (deadline ?? claimedAt) + this.deps.leaseMs,
+        leaseExpiresAt: claimedAt + this.deps.leaseMs,
       },
       {
         createWith: {
