@@ -205,6 +205,22 @@ describe("a long-running task on its worker's lease", () => {
     return { id, task };
   }
 
+  /** The task item of run `id` once its attempt was handed to a worker lease. */
+  function handedOver(id: string) {
+    return until(async () => {
+      const t = await rt.api.store.getTaskInstance(id, "t", 1);
+      return t?.workerLease ? t : undefined;
+    });
+  }
+
+  /** Waits for the worker's batch, which must end within 10 s, and deletes its message. */
+  async function endsSoon(running: Promise<unknown>, task: Parameters<typeof deleteRecords>[1]) {
+    const t0 = Date.now();
+    await running;
+    await deleteRecords(mediumQueue(), task);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  }
+
   /** Stops a run through the API and lets the dispatcher carry the stop out. */
   async function stop(id: string) {
     expect((await api("POST", `/v1/instances/${id}/stop`, {})).status).toBe(202);
@@ -219,10 +235,7 @@ describe("a long-running task on its worker's lease", () => {
   it("writes its task item once to hand it over, then only the worker lease is renewed", async () => {
     const { id, task } = await startLong("long", "sleep 1.5");
     const running = rt.worker.handleBatch(task);
-    const handed = await until(async () => {
-      const t = await rt.api.store.getTaskInstance(id, "t", 1);
-      return t?.workerLease ? t : undefined;
-    });
+    const handed = await handedOver(id);
     expect(handed.state).toBe("RUNNING");
     const leaseId = handed.workerLease as string;
     // Renewals (every 100 ms) move the worker lease, not the task item.
@@ -246,13 +259,10 @@ describe("a long-running task on its worker's lease", () => {
   it("kills a handed-over task on a stop, with the stop's reason", async () => {
     const { id, task } = await startLong("stopped", "sleep 30");
     const running = rt.worker.handleBatch(task);
-    await until(async () => (await rt.api.store.getTaskInstance(id, "t", 1))?.workerLease);
+    await handedOver(id);
     await stop(id);
-    const t0 = Date.now();
-    await running;
-    await deleteRecords(mediumQueue(), task);
     // Killed within a few renewals, not after the 30 s sleep.
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    await endsSoon(running, task);
     const killed = await rt.api.store.getTaskInstance(id, "t", 1);
     expect(killed?.state).toBe("KILLED");
     expect(killed?.error).toMatch(/stop/);
@@ -261,10 +271,7 @@ describe("a long-running task on its worker's lease", () => {
   it("fails over the attempts of a worker lease that lapsed, and its worker kills them", async () => {
     const { id, task } = await startLong("orphaned", "sleep 30");
     const running = rt.worker.handleBatch(task);
-    const handed = await until(async () => {
-      const t = await rt.api.store.getTaskInstance(id, "t", 1);
-      return t?.workerLease ? t : undefined;
-    });
+    const handed = await handedOver(id);
     // The sweeper of a clock 1 minute ahead: the worker lease looks lapsed to it.
     const sent: unknown[] = [];
     const sweeper = new Sweeper({
@@ -288,11 +295,9 @@ describe("a long-running task on its worker's lease", () => {
     const failedOver = await rt.api.store.getTaskInstance(id, "t", 1);
     expect(failedOver?.state).toBe("NEED_FAULT_TOLERANCE");
     expect(failedOver?.error).toMatch(/stopped renewing its lease/);
-    // The lease is gone; the worker's next renewal fails, and it kills the task.
-    const t0 = Date.now();
-    await running;
-    await deleteRecords(mediumQueue(), task);
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    // The lease is gone; the worker's next renewal fails, and it kills the task (not after its
+    // sleep).
+    await endsSoon(running, task);
     expect(await rt.api.store.listWorkerLeaseTasks(handed.workerLease as string, 10)).toEqual([]);
     // Its result was dropped: the failed-over state stands.
     expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
@@ -301,19 +306,14 @@ describe("a long-running task on its worker's lease", () => {
   it("hands back a task whose worker lease was taken over before the sweeper saw the task", async () => {
     const { id, task } = await startLong("late-hand-over", "sleep 30");
     const running = rt.worker.handleBatch(task);
-    const handed = await until(async () => {
-      const t = await rt.api.store.getTaskInstance(id, "t", 1);
-      return t?.workerLease ? t : undefined;
-    });
+    const handed = await handedOver(id);
     // The lease taken over (as by a sweeper whose clock runs ahead) while its task is still
     // RUNNING in it: the worker's next renewal fails, it kills the task and hands it back.
     expect(
       await rt.api.store.markWorkerLeaseDead(handed.workerLease as string, Date.now() + 60_000),
     ).toBe(true);
-    const t0 = Date.now();
-    await running;
-    await deleteRecords(mediumQueue(), task);
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    // Killed within a few renewals, not after its sleep.
+    await endsSoon(running, task);
     const back = await rt.api.store.getTaskInstance(id, "t", 1);
     expect(back?.state).toBe("NEED_FAULT_TOLERANCE");
     expect(back?.error).toMatch(/lost its lease/);
@@ -329,14 +329,11 @@ describe("a long-running task on its worker's lease", () => {
   it("starts a new worker lease for the next long task once the old one was taken over", async () => {
     const { id, task } = await startLong("next-long", "sleep 0.6");
     const running = rt.worker.handleBatch(task);
-    const handed = await until(async () => {
-      const t = await rt.api.store.getTaskInstance(id, "t", 1);
-      return t?.workerLease ? t : undefined;
-    });
+    const handed = await handedOver(id);
     expect((await running).batchItemFailures).toEqual([]);
     await deleteRecords(mediumQueue(), task);
     expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("SUCCESS");
-    // A lease of its own, live (the lost one was deleted by the sweeper).
+    // A new lease, live (the lost one was taken over by the sweeper).
     const leases = await rt.api.store.listExpiredWorkerLeases(Date.now() + 600_000, 100);
     expect(leases.map((l) => l.leaseId)).toContain(handed.workerLease);
     expect(leases.find((l) => l.leaseId === handed.workerLease)?.dead).toBeUndefined();
@@ -366,10 +363,8 @@ describe("a long-running task on its worker's lease", () => {
     });
     // A stop reaches it by the read each renewal period makes.
     await stop(id);
-    const t0 = Date.now();
-    await running;
-    await deleteRecords(mediumQueue(), task);
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    // Killed within a few renewals, not after its sleep.
+    await endsSoon(running, task);
     expect((await rt.api.store.getTaskInstance(id, "t", 1))?.state).toBe("KILLED");
   });
 });
