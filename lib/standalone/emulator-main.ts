@@ -19,6 +19,10 @@ try {
     ...(dataDir ? { dataDir } : {}),
     ...(only ? { only } : {}),
     ...(only === "sqs" ? { sqsPort: port } : { dynamodbPort: port }),
+    onLockWait: (path) =>
+      process.stderr.write(
+        `shoal: waiting for the last run's dynamodb emulator to let go of ${path}\n`,
+      ),
   });
   const stop = async () => {
     await em.stop().catch(() => {});

@@ -10,6 +10,7 @@ import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";
 import { makeDynaliteWritesAtomic } from "./dynalite-atomic-writes.js";
 import { boundDynaliteMemory } from "./dynalite-memory.js";
+import { waitForLevelDbLock } from "./leveldb-lock.js";
 
 export interface Emulators {
   dynamodbEndpoint: string;
@@ -28,6 +29,8 @@ export async function startEmulators(
     dynamodbPort?: number;
     sqsPort?: number;
     only?: "dynamodb" | "sqs";
+    /** Called when dynalite's database is still locked by a previous run's emulator, before waiting for it. */
+    onLockWait?: (path: string) => void;
   } = {},
 ): Promise<Emulators> {
   let dynamoPath: string | undefined;
@@ -43,6 +46,13 @@ export async function startEmulators(
   makeDynaliteWritesAtomic();
   // Every Query and Scan closes its LevelDB iterators (dynalite leaked them: 3.5 GiB under load).
   boundDynaliteMemory();
+  if (dynamoPath) {
+    const path = dynamoPath;
+    await waitForLevelDbLock(path, {
+      timeoutMs: LOCK_WAIT_MS,
+      ...(opts.onLockWait ? { onWait: () => opts.onLockWait?.(path) } : {}),
+    });
+  }
   const ddb = dynalite({
     ...(dynamoPath ? { path: dynamoPath } : {}),
     createTableMs: 0,
@@ -58,7 +68,7 @@ export async function startEmulators(
     return {
       dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
       sqsEndpoint: "",
-      stop: () => new Promise<void>((resolve) => ddb.close(() => resolve())),
+      stop: () => closeDynalite(ddb),
     };
   }
   const sqs = await startFauxqs({
@@ -72,9 +82,28 @@ export async function startEmulators(
     sqsEndpoint: `http://127.0.0.1:${sqs.port}`,
     async stop() {
       await sqs.stop();
-      await new Promise<void>((resolve) => ddb.close(() => resolve()));
+      await closeDynalite(ddb);
     },
   };
+}
+
+/**
+ * How long a new dynalite waits for the last run's to let go of its database, ms: dynalite's
+ * own graceful close gives up after 30 s.
+ */
+const LOCK_WAIT_MS = 30_000;
+
+/**
+ * Closes dynalite's server and database. Connections are cut, as fauxqs does
+ * (`forceCloseConnections`): dynalite's close waits for every connection to end, and the
+ * keep-alive connections of a `shoal worker` or `shoal sweeper` that outlive standalone never
+ * end, so the process would live on holding the database's lock. A request cut short is retried
+ * by the SDK, against the next run.
+ */
+function closeDynalite(ddb: ReturnType<typeof dynalite>): Promise<void> {
+  const closed = new Promise<void>((resolve) => ddb.close(() => resolve()));
+  ddb.closeAllConnections();
+  return closed;
 }
 
 async function startSqsOnly(dataDir: string | undefined, port = 0): Promise<Emulators> {

@@ -1,7 +1,12 @@
 /** Polls until `check` returns a value (not undefined/false) or the deadline passes. */
 export async function until<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
-  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+  opts: {
+    timeoutMs?: number;
+    intervalMs?: number;
+    /** What is awaited, for the timeout's message; a function is called then (to show output so far). */
+    what?: string | (() => string);
+  } = {},
 ): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let last: unknown;
@@ -14,7 +19,7 @@ export async function until<T>(
     }
     if (Date.now() > deadline) {
       throw new Error(
-        `timed out waiting for ${opts.what ?? "condition"}${last ? `: ${String(last)}` : ""}`,
+        `timed out waiting for ${(typeof opts.what === "function" ? opts.what() : opts.what) ?? "condition"}${last ? `: ${String(last)}` : ""}`,
       );
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));

@@ -55,10 +55,14 @@ export async function startStandaloneProcess(opts: {
     out += d;
   });
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
-  const url = await until(() => /API\s+(http:\/\/\S+)/.exec(out)?.[1], {
+  // An exit before the banner fails at once, with what it printed.
+  const url = await until(() => /API\s+(http:\/\/\S+)/.exec(out)?.[1] ?? exitOf(proc), {
     timeoutMs: 30_000,
-    what: `standalone to start (output so far: ${out})`,
+    what: () => `standalone to start (output so far: ${out})`,
   });
+  if (!url.startsWith("http")) {
+    throw new Error(`standalone ${url} before it started; its output: ${out}`);
+  }
   return {
     url,
     proc,
@@ -74,6 +78,13 @@ export async function startStandaloneProcess(opts: {
       }
     },
   };
+}
+
+/** `exited (code)` or `killed (signal)` once the process is gone; undefined while it runs. */
+function exitOf(proc: ChildProcess): string | undefined {
+  if (proc.exitCode !== null) return `exited (${proc.exitCode})`;
+  if (proc.signalCode !== null) return `killed (${proc.signalCode})`;
+  return undefined;
 }
 
 /** JSON request against the API. */
