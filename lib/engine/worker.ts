@@ -264,6 +264,8 @@ export class Worker {
     };
     const kill = new AbortController();
     this.running.add(kill);
+    // A shutdown that came while the claim was being written found nothing to kill yet.
+    if (this.shuttingDown) kill.abort(SHUTTING_DOWN);
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
     const kept = keepAttempt(deps, {
       key,

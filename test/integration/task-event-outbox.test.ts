@@ -18,6 +18,7 @@ import type { Queues } from "../../lib/queue/queues.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
 import type { TaskInstanceRecord } from "../../lib/store/records.js";
+import type { Store } from "../../lib/store/store.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 import { callApi } from "../helpers/runtime-api.js";
@@ -31,6 +32,21 @@ describe("task event outbox", () => {
   const medium = () => aws.taskUrls[2] as string;
   const sweeperAt = (now: number) =>
     new Sweeper({ ...rt.engine, now: () => now, commandResignalMs: 60_000 });
+
+  /** A worker on `store` and `queues` (the runtime's by default). */
+  const workerOn = (id: string, store: Store = rt.engine.store, queues = rt.engine.queues) =>
+    new Worker({
+      store,
+      queues,
+      logs: rt.api.logs,
+      now: Date.now,
+      dataDir: dir,
+      leaseMs: 5_000,
+      leaseRenewMs: 200,
+      visibilityTimeoutSeconds: 900,
+      clients: rt.clients,
+      workerId: id,
+    });
 
   /** A worker on the runtime's store whose queues fail the first task event of `code`. */
   const workerLosing = (code: string) => {
@@ -48,18 +64,7 @@ describe("task event outbox", () => {
         await rt.engine.queues.sendToDispatcher(events);
       },
     };
-    return new Worker({
-      store: rt.engine.store,
-      queues,
-      logs: rt.api.logs,
-      now: Date.now,
-      dataDir: dir,
-      leaseMs: 5_000,
-      leaseRenewMs: 200,
-      visibilityTimeoutSeconds: 900,
-      clients: rt.clients,
-      workerId: "doomed",
-    });
+    return workerOn("doomed", rt.engine.store, queues);
   };
 
   /** Receives the instance's next task message (and deletes it: a lost one never reappears). */
@@ -356,6 +361,50 @@ describe("task event outbox", () => {
     );
     expect(JSON.parse(again.body) as TaskMessage).toMatchObject({ code: "a", attempt: 2 });
   });
+
+  it("a shutdown while the claim is being written hands the attempt back without running it", async () => {
+    const id = await start("outbox-claim-shutdown", [
+      { code: "a", type: "SHELL", command: "sleep 30" },
+    ]);
+    const a = await nextTask(id);
+    // The claim's answer is held back after it landed: the shutdown comes in between, as a
+    // SIGTERM can while a slow store answers.
+    let reached: () => void = () => {};
+    const atClaim = new Promise<void>((r) => {
+      reached = r;
+    });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const store = rt.engine.store;
+    const holding = new Proxy(store, {
+      get(target, prop) {
+        if (prop === "updateTask") {
+          return async (...args: Parameters<Store["updateTask"]>) => {
+            const out = await target.updateTask(...args);
+            if (args[2].state === "RUNNING") {
+              reached();
+              await gate;
+            }
+            return out;
+          };
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const worker = workerOn("stopping", holding);
+    const started = Date.now();
+    const handling = worker.handleBatch([a]);
+    await atClaim;
+    worker.shutdown();
+    release();
+    await handling;
+    // Handed back at once, not after the 30 s the task would take.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect((await rt.engine.store.getTaskInstance(id, "a", 1))?.state).toBe("NEED_FAULT_TOLERANCE");
+  }, 20_000);
 
   it("re-sends an overdue event at the first sweep, behind a full page of lapsed leases", async () => {
     // 100 attempts of dead workers, whose leases lapsed a minute before the event was due.
