@@ -16,6 +16,7 @@ import {
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
+  waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Child, forkChild } from "../../lib/standalone/child-process.js";
@@ -78,6 +79,8 @@ describe("dynalite item writes with their index entries", () => {
         ],
       }),
     );
+    // dynalite marks a table ACTIVE on a timer after it answers (a put before that fails).
+    await waitUntilTableExists({ client: ddb, maxWaitTime: 30 }, { TableName });
   });
 
   afterEach(() => {

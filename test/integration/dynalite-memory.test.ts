@@ -20,6 +20,7 @@ import {
   type QueryCommandInput,
   ScanCommand,
   UpdateItemCommand,
+  waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { boundDynaliteMemory } from "../../lib/standalone/dynalite-memory.js";
@@ -99,6 +100,9 @@ describe("dynalite iterators", () => {
         ],
       }),
     );
+    // dynalite marks a table ACTIVE on a timer after it answers: a put before that, on a busy
+    // machine, is a ResourceNotFoundException.
+    await waitUntilTableExists({ client: ddb, maxWaitTime: 30 }, { TableName });
     for (let i = 0; i < 30; i++) {
       await ddb.send(
         new PutItemCommand({
