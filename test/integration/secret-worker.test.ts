@@ -11,13 +11,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Worker } from "../../lib/engine/worker.js";
+import type { Worker } from "../../lib/engine/worker.js";
 import type { TaskMessage } from "../../lib/queue/messages.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { EnvSecretSource } from "../../lib/secrets/env-source.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 import { callApi } from "../helpers/runtime-api.js";
+import { runtimeWorker } from "../helpers/runtime-worker.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
 
 const TOKEN = `tok-${Math.random().toString(36).slice(2)}-x`;
@@ -72,16 +73,7 @@ describe("the worker with secrets", () => {
     });
     await new Promise<void>((r) => echo.listen(0, "127.0.0.1", () => r()));
     echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
-    worker = new Worker({
-      store: rt.engine.store,
-      queues: rt.engine.queues,
-      logs: rt.api.logs,
-      now: Date.now,
-      dataDir: dir,
-      leaseMs: 5_000,
-      leaseRenewMs: 200,
-      visibilityTimeoutSeconds: 900,
-      clients: rt.clients,
+    worker = runtimeWorker(rt, dir, {
       secrets: new EnvSecretSource({ SHOAL_SECRET_TOKEN: TOKEN }),
       // SHELL: a plugin that reports the value it was given, in a warning and in its error.
       plugins: {
@@ -99,16 +91,7 @@ describe("the worker with secrets", () => {
         },
       },
     });
-    shellWorker = new Worker({
-      store: rt.engine.store,
-      queues: rt.engine.queues,
-      logs: rt.api.logs,
-      now: Date.now,
-      dataDir: mkdtempSync(join(tmpdir(), "shoal-secret-shell-")),
-      leaseMs: 5_000,
-      leaseRenewMs: 200,
-      visibilityTimeoutSeconds: 900,
-      clients: rt.clients,
+    shellWorker = runtimeWorker(rt, mkdtempSync(join(tmpdir(), "shoal-secret-shell-")), {
       secrets: new EnvSecretSource({ SHOAL_SECRET_PART: "alue", SHOAL_SECRET_TINY: "ab" }),
     });
   });

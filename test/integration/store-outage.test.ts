@@ -15,12 +15,13 @@ import type { SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Dispatcher } from "../../lib/engine/dispatcher.js";
 import { Sweeper } from "../../lib/engine/sweeper.js";
-import { Worker, type WorkerDeps } from "../../lib/engine/worker.js";
+import type { WorkerDeps } from "../../lib/engine/worker.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { LOCAL_ACCOUNT, sqsRecordOf } from "../../lib/standalone/lambda-events.js";
 import type { Store } from "../../lib/store/store.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { callApi } from "../helpers/runtime-api.js";
+import { runtimeWorker } from "../helpers/runtime-worker.js";
 
 const unreachable = () => new Error("connect ECONNREFUSED 127.0.0.1:4566");
 
@@ -53,18 +54,7 @@ describe("the store out of reach", () => {
 
   /** A worker on `store`, as standalone configures one (5 s leases). */
   const workerOn = (store: Store, extra: Partial<WorkerDeps> = {}) =>
-    new Worker({
-      store,
-      queues: rt.engine.queues,
-      logs: rt.api.logs,
-      now: Date.now,
-      dataDir: dir,
-      leaseMs: 5_000,
-      leaseRenewMs: 200,
-      visibilityTimeoutSeconds: 900,
-      clients: rt.clients,
-      ...extra,
-    });
+    runtimeWorker(rt, dir, { store, ...extra });
 
   /** A task message of a one-task SHELL attempt, as the dispatcher would send it. */
   const taskRecord = (instanceId: string, command: string): SQSRecord => {

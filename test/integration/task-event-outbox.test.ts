@@ -12,7 +12,6 @@ import type { SQSRecord } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { Sweeper } from "../../lib/engine/sweeper.js";
-import { Worker } from "../../lib/engine/worker.js";
 import type { DispatcherMessage, TaskMessage } from "../../lib/queue/messages.js";
 import type { Queues } from "../../lib/queue/queues.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
@@ -22,6 +21,7 @@ import type { Store } from "../../lib/store/store.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
 import { callApi } from "../helpers/runtime-api.js";
+import { runtimeWorker } from "../helpers/runtime-worker.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
 
 describe("task event outbox", () => {
@@ -33,20 +33,9 @@ describe("task event outbox", () => {
   const sweeperAt = (now: number) =>
     new Sweeper({ ...rt.engine, now: () => now, commandResignalMs: 60_000 });
 
-  /** A worker on `store` and `queues` (the runtime's by default). */
+  /** A worker on the runtime with `store` and `queues` (the runtime's by default). */
   const workerOn = (id: string, store: Store = rt.engine.store, queues = rt.engine.queues) =>
-    new Worker({
-      store,
-      queues,
-      logs: rt.api.logs,
-      now: Date.now,
-      dataDir: dir,
-      leaseMs: 5_000,
-      leaseRenewMs: 200,
-      visibilityTimeoutSeconds: 900,
-      clients: rt.clients,
-      workerId: id,
-    });
+    runtimeWorker(rt, dir, { store, queues, workerId: id });
 
   /** A worker on the runtime's store whose queues fail the first task event of `code`. */
   const workerLosing = (code: string) => {
