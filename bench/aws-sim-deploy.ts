@@ -10,16 +10,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { WORKER_CONCURRENCY } from "../cdk/shoal-props.js";
+import { type ShoalProps, workerSettings } from "../cdk/shoal-props.js";
 import { handleApiRequest } from "../lib/api/router.js";
 import { type AwsClients, createAwsClients, RequestCounter } from "../lib/aws/clients.js";
 import { configFromEnv, ENV, type ShoalConfig } from "../lib/aws/config.js";
 import { PRIORITIES, type Priority } from "../lib/core/model.js";
-import { startEmbeddedBackend } from "../lib/embedded/backend.js";
 import type { StateChangePublisher } from "../lib/events/event-publisher.js";
 import { createRuntime, type Runtime } from "../lib/runtime/runtime.js";
 import type { Emulators } from "../lib/standalone/emulators.js";
@@ -30,6 +31,7 @@ import {
   ensureTables,
   ensureTaskQueues,
 } from "../lib/standalone/provision.js";
+import { startBackendProcess } from "./aws-sim-backend.js";
 import { SimulatedEsm, SimulatedFunction } from "./aws-sim-esm.js";
 import {
   addSimulatedLatency,
@@ -38,6 +40,7 @@ import {
   LatencySampler,
   seededRandom,
 } from "./aws-sim-latency.js";
+import { standInShell } from "./aws-sim-tasks.js";
 
 /** The backend the simulation runs on: the emulators, or the lead's embedded engine (same shape). */
 export type Backend = Pick<Emulators, "dynamodbEndpoint" | "sqsEndpoint" | "stop">;
@@ -55,8 +58,13 @@ export interface DeployOptions {
   /** Starts the backend; default: the emulators in memory. */
   backend?: () => Promise<Backend>;
   coldStartMs?: number;
-  /** Worker concurrency per tier; default cdk/shoal-props.ts WORKER_CONCURRENCY. */
-  workerConcurrency?: Partial<Record<Priority, number>>;
+  /**
+   * The construct's worker props (cdk/shoal-props.ts, checked as it checks them):
+   * `workerConcurrency` per tier (default WORKER_CONCURRENCY) and `workerBatchSize` (default 1).
+   */
+  worker?: Pick<ShoalProps, "workerConcurrency" | "workerBatchSize">;
+  /** Run SHELL `true` / `sleep N` tasks as timers, not processes (bench/aws-sim-tasks.ts). */
+  taskStandIns?: boolean;
 }
 
 export interface Deployment {
@@ -72,6 +80,11 @@ export interface Deployment {
   newRuntime(): Runtime;
   /** Sends an API request as API Gateway would; @returns status and parsed JSON body. */
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /**
+   * Messages on a task queue of the default worker group, waiting or in flight (SQS's
+   * approximate counts, read without simulated latency).
+   */
+  taskQueueDepth(tier: Priority): Promise<number>;
   /** Resets the counter, ledger and invocation records (between measured runs). */
   reset(): void;
   stop(): Promise<void>;
@@ -81,17 +94,27 @@ const REGION = "us-east-1";
 const CREDENTIALS = { accessKeyId: "shoal-sim", secretAccessKey: "shoal-sim" };
 /** cdk/shoal.ts: the dispatcher's event sources (batch 10; events 50, signals 5 concurrent). */
 const DISPATCHER_ESM = { batchSize: 10, events: 50, signals: 5 };
-/** cdk/shoal.ts: the worker's event sources take one task per invocation. */
-const WORKER_BATCH = 1;
+
+/**
+ * Lets `client` hold up to `maxSockets` connections (the SDK's Node handler allows 50 per host),
+ * before its first request.
+ */
+function widenSockets(client: SQSClient, maxSockets: number): void {
+  const handler = client.config.requestHandler as {
+    updateHttpClientConfig?(key: string, value: unknown): void;
+  };
+  handler.updateHttpClientConfig?.("httpAgent", new Agent({ keepAlive: true, maxSockets }));
+}
 
 /** Deploys on a fresh backend and starts the event source mappings. */
 export async function deployAwsSim(o: DeployOptions): Promise<Deployment> {
+  const workers = workerSettings(o.worker ?? {});
+  const taskPlugins = o.taskStandIns ? { SHELL: standInShell } : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "shoal-aws-sim-"));
   // Default: the embedded backend over its AWS-protocol endpoint (its own time per call is a
-  // fraction of the emulators', so less of it adds to the simulated latency).
-  const backend = await (
-    o.backend ?? (() => startEmbeddedBackend({ dir: join(dataDir, "embedded") }))
-  )();
+  // fraction of the emulators', so less of it adds to the simulated latency), in a process of
+  // its own so that it has a core of its own (aws-sim-backend.ts).
+  const backend = await (o.backend ?? (() => startBackendProcess(join(dataDir, "embedded"))))();
   const prefix = `sim${Date.now().toString(36)}`;
   const env = (eventsUrl: string): Record<string, string> => ({
     AWS_REGION: REGION,
@@ -136,7 +159,12 @@ export async function deployAwsSim(o: DeployOptions): Promise<Deployment> {
     },
   };
   const newRuntime = () =>
-    createRuntime(config, { clients: simClients(), stateChanges: eventBridge, log: () => {} });
+    createRuntime(config, {
+      clients: simClients(),
+      stateChanges: eventBridge,
+      log: () => {},
+      ...(taskPlugins ? { taskPlugins } : {}),
+    });
   const api = newRuntime();
   const coldStartMs = o.mode === "aws" ? (o.coldStartMs ?? DEFAULT_COLD_START_MS) : 0;
   const dispatcher = new SimulatedFunction(
@@ -156,8 +184,10 @@ export async function deployAwsSim(o: DeployOptions): Promise<Deployment> {
     },
     coldStartMs,
   );
-  // The ESMs' own SQS calls (Lambda's pollers) pay SQS latency too.
+  // The ESMs' own SQS calls (Lambda's pollers) pay SQS latency too. Lambda's pollers are
+  // independent: their long polls must not queue behind the SDK's 50 sockets of one client.
   const esmClients = simClients();
+  widenSockets(esmClients.sqs, 5_000);
   const onError = (e: unknown) => {
     if ((e as Error)?.name !== "AbortError") process.stderr.write(`aws-sim: ${String(e)}\n`);
   };
@@ -190,8 +220,8 @@ export async function deployAwsSim(o: DeployOptions): Promise<Deployment> {
       ...common,
       queueUrl: url,
       fifo: false,
-      batchSize: WORKER_BATCH,
-      maxConcurrency: o.workerConcurrency?.[tier] ?? WORKER_CONCURRENCY[tier],
+      batchSize: workers.batchSize,
+      maxConcurrency: workers.concurrency[tier],
       fn: worker,
       latencyMs: draw,
     });
@@ -222,6 +252,20 @@ export async function deployAwsSim(o: DeployOptions): Promise<Deployment> {
       )) as APIGatewayProxyStructuredResultV2;
       const text = typeof r.body === "string" ? r.body : "";
       return { status: r.statusCode ?? 200, body: text ? JSON.parse(text) : undefined };
+    },
+    async taskQueueDepth(tier) {
+      const url = taskUrls[PRIORITIES.indexOf(tier)];
+      const r = await raw.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        }),
+      );
+      const a = r.Attributes ?? {};
+      return (
+        Number(a.ApproximateNumberOfMessages ?? 0) +
+        Number(a.ApproximateNumberOfMessagesNotVisible ?? 0)
+      );
     },
     reset() {
       counter.reset();

@@ -357,7 +357,7 @@ export class SimulatedEsm {
 }
 
 /**
- * The time (ms) a standard-queue ESM needs to start `n` one-message invocations that each take
+ * The time (ms) a standard-queue ESM needs to start `n` invocations (of one batch each) that each take
  * `invocationMs`, scaling as {@link allowedPollers} allows up to `maxConcurrency`: the floor
  * that Lambda's scaling puts under a wide fan-out's "last task claimed".
  */

@@ -69,9 +69,10 @@ function parseArgs(argv: string[]): {
   for (const a of argv) {
     if (a === "--profile") opts.profile = true;
     else if (a === "--aws-sim-full") (opts as AwsSimOptions).awsSimFull = true;
+    else if (a === "--aws-sim-task-stand-ins") (opts as AwsSimOptions).awsSimTaskStandIns = true;
     else if (a.startsWith("--aws-sim-only="))
       (opts as AwsSimOptions).awsSimParts = a.slice("--aws-sim-only=".length).split(",");
-    else if (/^--aws-sim-(fanout|schedules|seed|worker-slots)=/.test(a)) {
+    else if (/^--aws-sim-(fanout|schedules|seed|worker-slots|worker-batch)=/.test(a)) {
       const [flag, value] = a.slice(2).split("=") as [string, string];
       const n = Number(value);
       if (!Number.isInteger(n) || n < 1)
@@ -81,7 +82,13 @@ function parseArgs(argv: string[]): {
         "aws-sim-schedules": "awsSimSchedules",
         "aws-sim-seed": "awsSimSeed",
         "aws-sim-worker-slots": "awsSimWorkerSlots",
-      }[flag] as "awsSimFanout" | "awsSimSchedules" | "awsSimSeed" | "awsSimWorkerSlots";
+        "aws-sim-worker-batch": "awsSimWorkerBatch",
+      }[flag] as
+        | "awsSimFanout"
+        | "awsSimSchedules"
+        | "awsSimSeed"
+        | "awsSimWorkerSlots"
+        | "awsSimWorkerBatch";
       (opts as AwsSimOptions)[key] = n;
     } else if (a.startsWith("--backend=")) {
       const list = a.slice("--backend=".length).split(",");

@@ -17,6 +17,9 @@
  * - `instanceRetentionDays=N`: finished instances kept N days (default 90; 0 = forever)
  * - `lambdaTaskFunctions=arn1,arn2`, `stateMachines=arn1`: what LAMBDA / STEP_FUNCTIONS tasks
  *   may invoke or start (none by default)
+ * - `workerConcurrency=HIGHEST:200,HIGH:150,MEDIUM:100`: concurrent worker invocations per
+ *   priority tier (default HIGHEST 20, HIGH 10, MEDIUM 6, LOW 3, LOWEST 2)
+ * - `workerBatchSize=N`: task messages per worker invocation, 1 … 10 (default 1)
  */
 import { App } from "aws-cdk-lib";
 import { ShoalStack, shoalPropsFromContext } from "./shoal-stack.js";

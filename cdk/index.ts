@@ -16,5 +16,7 @@ export {
   type ShoalProps,
   WORKER_CONCURRENCY,
   WORKER_EPHEMERAL_STORAGE_MIB,
+  type WorkerSettings,
+  workerSettings,
 } from "./shoal.js";
 export { ShoalStack } from "./shoal-stack.js";

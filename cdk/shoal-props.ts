@@ -3,7 +3,7 @@
  * concurrency, `/tmp` size), apart from the construct's wiring (cdk/shoal.ts).
  */
 import type { RemovalPolicy } from "aws-cdk-lib";
-import type { Priority } from "../lib/core/model.js";
+import { PRIORITIES, type Priority } from "../lib/core/model.js";
 import type { ShoalAlertsOptions } from "./alerts.js";
 import type { EcsWorkerOptions } from "./ecs-workers.js";
 
@@ -109,6 +109,77 @@ export interface ShoalProps {
    * (`ssm:/prod/*`). The workers get read access to these only (cdk/secrets.ts). None by default.
    */
   taskSecrets?: string[];
+  /**
+   * Most concurrent worker invocations per priority tier, in every Lambda worker group: each
+   * tier's SQS event source mapping's maximum concurrency (Lambda allows 2 … 1,000). Tiers left
+   * out keep {@link WORKER_CONCURRENCY} (HIGHEST 20, HIGH 10, MEDIUM 6, LOW 3, LOWEST 2). A
+   * higher tier may not get fewer than a lower one: on Lambda the order under backlog comes from
+   * these numbers (docs/aws.md "Worker capacity"). The sum over tiers and worker groups must fit
+   * the account's Lambda concurrency (1,000 by default, shared with everything else).
+   * @example { HIGHEST: 200, HIGH: 150, MEDIUM: 100 }
+   */
+  workerConcurrency?: Partial<Record<Priority, number>>;
+  /**
+   * Task messages one worker invocation takes, 1 … 10 (default 1). With more than one, the
+   * tasks of a batch run side by side in one sandbox (its 1,024 MB and the CPU share that goes
+   * with it), and the invocation lasts as long as the longest of them: fewer invocations, SQS
+   * receives and deletes per task (cheaper and faster for wide DAGs of short or I/O-bound tasks:
+   * HTTP, LAMBDA, STEP_FUNCTIONS, shell tasks that wait), slower for CPU-heavy shell tasks. No
+   * batching window: a receive hands over whatever is there, so a lone task does not wait.
+   */
+  workerBatchSize?: number;
+}
+
+/** The worker settings of {@link ShoalProps}, checked, with the defaults filled in. */
+export interface WorkerSettings {
+  /** Maximum concurrency of each tier's event source mapping. */
+  concurrency: Record<Priority, number>;
+  /** Messages per worker invocation. */
+  batchSize: number;
+}
+
+/**
+ * `workerConcurrency` and `workerBatchSize` with their defaults, checked.
+ * @throws Error naming the prop and the rule: an unknown tier, a concurrency that is not an
+ *   integer from 2 to 1,000 (the range CloudFormation takes for `ScalingConfig.MaximumConcurrency`),
+ *   a higher tier with fewer invocations than a lower one, a batch size outside 1 … 10.
+ */
+export function workerSettings(
+  props: Pick<ShoalProps, "workerConcurrency" | "workerBatchSize">,
+): WorkerSettings {
+  const given = props.workerConcurrency ?? {};
+  for (const tier of Object.keys(given)) {
+    if (!(PRIORITIES as readonly string[]).includes(tier)) {
+      throw new Error(
+        `workerConcurrency: '${tier}' is not a priority (one of ${PRIORITIES.join(", ")})`,
+      );
+    }
+  }
+  const concurrency = { ...WORKER_CONCURRENCY };
+  for (const tier of PRIORITIES) {
+    const n = given[tier];
+    if (n === undefined) continue;
+    if (!Number.isInteger(n) || n < 2 || n > 1000) {
+      throw new Error(
+        `workerConcurrency.${tier} must be an integer from 2 to 1000 (a Lambda event source mapping's maximum concurrency), got ${n}`,
+      );
+    }
+    concurrency[tier] = n;
+  }
+  for (let i = 1; i < PRIORITIES.length; i++) {
+    const higher = PRIORITIES[i - 1] as Priority;
+    const lower = PRIORITIES[i] as Priority;
+    if (concurrency[higher] < concurrency[lower]) {
+      throw new Error(
+        `workerConcurrency: ${higher} (${concurrency[higher]}) is below ${lower} (${concurrency[lower]}): under backlog a ${higher} task would get fewer worker slots than a ${lower} one; give ${higher} at least ${concurrency[lower]}`,
+      );
+    }
+  }
+  const batchSize = props.workerBatchSize ?? 1;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10) {
+    throw new Error(`workerBatchSize must be an integer from 1 to 10, got ${batchSize}`);
+  }
+  return { concurrency, batchSize };
 }
 
 /**

@@ -7,6 +7,27 @@ import type { Construct } from "constructs";
 import type { EcsWorkerOptions } from "./ecs-workers.js";
 import { Shoal, type ShoalProps } from "./shoal.js";
 
+/**
+ * `-c workerConcurrency=HIGHEST:200,HIGH:150,MEDIUM:100` (or that object in cdk.json) as a
+ * record; the construct checks the tiers and numbers (cdk/shoal-props.ts workerSettings).
+ * @throws Error naming the flag when an entry is not `TIER:number`.
+ */
+function tierNumbers(v: unknown): Partial<Record<string, number>> | undefined {
+  if (v === undefined || v === null || v === "") return undefined;
+  if (typeof v === "object" && !Array.isArray(v)) return v as Record<string, number>;
+  const out: Record<string, number> = {};
+  for (const entry of String(v).split(",")) {
+    const m = /^\s*([A-Za-z]+)\s*:\s*(\d+)\s*$/.exec(entry);
+    if (!m) {
+      throw new Error(
+        `-c workerConcurrency must be TIER:number pairs separated by commas (HIGHEST:200,HIGH:150,MEDIUM:100), got '${entry.trim()}'`,
+      );
+    }
+    out[(m[1] as string).toUpperCase()] = Number(m[2]);
+  }
+  return out;
+}
+
 /** A stack holding one {@link Shoal} (props under `shoal`). */
 export class ShoalStack extends Stack {
   readonly shoal: Shoal;
@@ -37,6 +58,8 @@ export const CONTEXT_KEYS = [
   "instanceRetentionDays",
   "lambdaTaskFunctions",
   "stateMachines",
+  "workerConcurrency",
+  "workerBatchSize",
 ] as const;
 
 /**
@@ -120,5 +143,7 @@ export function shoalPropsFromContext(
   set("instanceRetentionDays", int("instanceRetentionDays"));
   set("lambdaTaskFunctions", list("lambdaTaskFunctions"));
   set("stepFunctionsTaskStateMachines", list("stateMachines"));
+  set("workerConcurrency", tierNumbers(get("workerConcurrency")));
+  set("workerBatchSize", int("workerBatchSize"));
   return props;
 }

@@ -33,18 +33,19 @@ import {
 import { suppressNag } from "./nag.js";
 import { checkPrefix, checkWorkerGroups } from "./name-limits.js";
 import { SECRET_NAG_SUPPRESSIONS, secretStatements } from "./secrets.js";
-import {
-  type ShoalProps,
-  WORKER_CONCURRENCY,
-  WORKER_EPHEMERAL_STORAGE_MIB,
-} from "./shoal-props.js";
+import { type ShoalProps, WORKER_EPHEMERAL_STORAGE_MIB, workerSettings } from "./shoal-props.js";
 import { TASK_TYPE_NAG_SUPPRESSIONS, taskTypeStatements } from "./task-permissions.js";
 
 /** Visibility timeout (seconds) and receives before the DLQ, as in QUEUE_SETTINGS. */
 type QueueSettings = { visibilityTimeoutSeconds: number; maxReceiveCount: number };
 
 export type { ShoalProps } from "./shoal-props.js";
-export { WORKER_CONCURRENCY, WORKER_EPHEMERAL_STORAGE_MIB } from "./shoal-props.js";
+export {
+  WORKER_CONCURRENCY,
+  WORKER_EPHEMERAL_STORAGE_MIB,
+  type WorkerSettings,
+  workerSettings,
+} from "./shoal-props.js";
 
 /**
  * Shoal's AWS resources (tables, queues, functions, bus, API, optional ECS workers, alarms,
@@ -107,6 +108,7 @@ export class Shoal extends Construct {
       throw new Error("jwt needs an https issuer URL and at least one audience");
     }
     const workerGroups = props.workerGroups ?? ["default"];
+    const workerCapacity = workerSettings(props);
     const ecsGroup = props.ecsWorkers ? ecsWorkerSettings(props.ecsWorkers).group : undefined;
     checkWorkerGroups(prefix, workerGroups, ecsGroup);
     if (ecsGroup !== undefined && workerGroups.includes(ecsGroup)) {
@@ -277,9 +279,9 @@ export class Shoal extends Construct {
       taskQueuesOf(group).forEach((q, i) => {
         worker.addEventSource(
           new SqsEventSource(q, {
-            batchSize: 1,
+            batchSize: workerCapacity.batchSize,
             reportBatchItemFailures: true,
-            maxConcurrency: WORKER_CONCURRENCY[PRIORITIES[i] as Priority],
+            maxConcurrency: workerCapacity.concurrency[PRIORITIES[i] as Priority],
           }),
         );
       });

@@ -36,6 +36,7 @@ import { DynamoTriggers } from "../store/dynamo-triggers.js";
 import { DynamoWorkerHeartbeats } from "../store/dynamo-worker-heartbeats.js";
 import type { TaskGroupStore } from "../store/task-groups.js";
 import type { WorkerHeartbeatStore } from "../store/worker-heartbeats.js";
+import type { TaskPlugin } from "../tasks/plugin.js";
 import { VERSION } from "../version.js";
 import { createLog, type Log } from "./log.js";
 
@@ -90,6 +91,12 @@ export interface RuntimeOptions {
    * `config.autoCreateQueues` (lib/standalone/provision.ts); absent, a missing queue is an error.
    */
   createQueues?: QueueCreator;
+  /**
+   * Task plugins by task type that take the place of the worker's own (lib/tasks/plugin.ts);
+   * the others stay. For benchmarks that model a task's run instead of starting it
+   * (bench/aws-sim-tasks.ts); absent everywhere else.
+   */
+  taskPlugins?: Partial<Record<string, TaskPlugin>>;
 }
 
 /**
@@ -210,6 +217,7 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
       visibilityTimeoutSeconds: QUEUE_SETTINGS.tasks.visibilityTimeoutSeconds,
       clients,
       log,
+      ...(opts.taskPlugins ? { plugins: opts.taskPlugins } : {}),
     }),
     sweeper: new Sweeper({
       ...engine,

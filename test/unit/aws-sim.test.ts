@@ -1,4 +1,6 @@
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { simWorkerProps } from "../../bench/aws-sim.js";
 import { allowedPollers, recordsToDelete } from "../../bench/aws-sim-esm.js";
 import {
   AWS_LATENCY,
@@ -7,6 +9,7 @@ import {
   operationName,
   seededRandom,
 } from "../../bench/aws-sim-latency.js";
+import { standInShell } from "../../bench/aws-sim-tasks.js";
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -78,5 +81,47 @@ describe("event source mapping rules", () => {
       [],
     );
     expect(recordsToDelete(recs, { batchItemFailures: [] }, true)).toHaveLength(4);
+  });
+});
+
+describe("the simulation's worker settings and task stand-ins", () => {
+  it("raise MEDIUM's concurrency as the construct allows it, with the batch size", () => {
+    expect(simWorkerProps({})).toEqual({});
+    expect(simWorkerProps({ awsSimWorkerSlots: 300, awsSimWorkerBatch: 10 })).toEqual({
+      workerConcurrency: { HIGHEST: 300, HIGH: 300, MEDIUM: 300 },
+      workerBatchSize: 10,
+    });
+    // Below the defaults of the higher tiers, those stay.
+    expect(simWorkerProps({ awsSimWorkerSlots: 8 }).workerConcurrency).toEqual({
+      HIGHEST: 20,
+      HIGH: 10,
+      MEDIUM: 8,
+    });
+  });
+
+  const run = (command: string, signal = new AbortController().signal) =>
+    standInShell({
+      task: { code: "t", type: "SHELL", upstream: [], command } as never,
+      params: {},
+      env: {},
+      log: { write: () => {}, close: async () => {} },
+      signal,
+      workDir: tmpdir(),
+      clients: {} as never,
+    });
+
+  it("run `true` and `sleep N` on a timer, anything else as the worker would", async () => {
+    expect(await run("true")).toEqual({ state: "SUCCESS", exitCode: 0 });
+    const t = performance.now();
+    expect(await run("sleep 0.05")).toEqual({ state: "SUCCESS", exitCode: 0 });
+    expect(performance.now() - t).toBeGreaterThanOrEqual(45);
+    expect(await run("exit 3")).toMatchObject({ state: "FAILURE", exitCode: 3 });
+  });
+
+  it("end KILLED with the kill's reason when aborted", async () => {
+    const kill = new AbortController();
+    const r = run("sleep 30", kill.signal);
+    kill.abort("killed: the instance was stopped");
+    expect(await r).toEqual({ state: "KILLED", error: "killed: the instance was stopped" });
   });
 });

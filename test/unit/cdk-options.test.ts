@@ -9,7 +9,7 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { depthSteps, ECS_STOP_TIMEOUT_SECONDS } from "../../cdk/ecs-workers.js";
 import { LATENESS_THRESHOLD_MS, RETENTION_DAYS } from "../../cdk/monitoring.js";
-import type { ShoalProps } from "../../cdk/shoal.js";
+import { type ShoalProps, WORKER_CONCURRENCY, workerSettings } from "../../cdk/shoal.js";
 import { ShoalStack, shoalPropsFromContext } from "../../cdk/shoal-stack.js";
 import { taskTypeStatements } from "../../cdk/task-permissions.js";
 import { ENV, METRICS, TABLE_ENV } from "../../lib/aws/config.js";
@@ -26,6 +26,8 @@ const OPTIONS: ShoalProps = {
   stepFunctionsTaskStateMachines: [MACHINE_ARN],
   logRetentionDays: 14,
   instanceRetentionDays: 30,
+  workerConcurrency: { HIGHEST: 200, HIGH: 150, MEDIUM: 100 },
+  workerBatchSize: 10,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON.
@@ -195,6 +197,28 @@ describe("ShoalStack with every option", () => {
         RedrivePolicy: Match.objectLike({ maxReceiveCount: 50 }),
       });
     }
+  });
+
+  it("gives the Lambda worker's mappings workerConcurrency per tier and workerBatchSize", () => {
+    const queueNames = Object.fromEntries(
+      of("AWS::SQS::Queue").map(([id, q]) => [id, String(q.Properties.QueueName)]),
+    );
+    const byTier = new Map(
+      of("AWS::Lambda::EventSourceMapping").map(([, m]) => [
+        queueNames[m.Properties.EventSourceArn["Fn::GetAtt"][0]],
+        m.Properties,
+      ]),
+    );
+    const want = { HIGHEST: 200, HIGH: 150, MEDIUM: 100, LOW: 3, LOWEST: 2 };
+    for (const p of PRIORITIES) {
+      const m = byTier.get(`o-tasks-default-${p.toLowerCase()}`);
+      expect(m?.ScalingConfig, p).toEqual({ MaximumConcurrency: want[p] });
+      expect(m?.BatchSize, p).toBe(10);
+      // A batch hands over whatever a receive finds: a lone task does not wait for company.
+      expect(m?.MaximumBatchingWindowInSeconds, p).toBeUndefined();
+    }
+    // The dispatcher's mappings keep their own settings.
+    expect(byTier.get("o-events.fifo")?.ScalingConfig).toEqual({ MaximumConcurrency: 50 });
   });
 
   it("authorises the HTTP API with the JWT issuer and audiences", () => {
@@ -396,6 +420,42 @@ describe("option validation", () => {
   });
 });
 
+describe("worker capacity (workerConcurrency, workerBatchSize)", () => {
+  it("is the stack's weights and one message per invocation by default", () => {
+    expect(workerSettings({})).toEqual({ concurrency: WORKER_CONCURRENCY, batchSize: 1 });
+  });
+
+  it("takes some tiers and keeps the others' defaults", () => {
+    expect(workerSettings({ workerConcurrency: { HIGHEST: 40, HIGH: 30, MEDIUM: 30 } })).toEqual({
+      concurrency: { HIGHEST: 40, HIGH: 30, MEDIUM: 30, LOW: 3, LOWEST: 2 },
+      batchSize: 1,
+    });
+  });
+
+  it("names the prop and the rule of a value Lambda or the priorities do not allow", () => {
+    const bad = (p: Parameters<typeof workerSettings>[0]) => () => workerSettings(p);
+    expect(bad({ workerConcurrency: { URGENT: 5 } as never })).toThrow(
+      "workerConcurrency: 'URGENT' is not a priority (one of HIGHEST, HIGH, MEDIUM, LOW, LOWEST)",
+    );
+    expect(bad({ workerConcurrency: { LOWEST: 1 } })).toThrow(
+      "workerConcurrency.LOWEST must be an integer from 2 to 1000",
+    );
+    expect(bad({ workerConcurrency: { HIGHEST: 1001 } })).toThrow(/HIGHEST must be an integer/);
+    expect(bad({ workerConcurrency: { MEDIUM: 2.5 } })).toThrow(/MEDIUM must be an integer/);
+    // MEDIUM alone above HIGH would let a MEDIUM backlog take more slots than HIGH work.
+    expect(bad({ workerConcurrency: { MEDIUM: 100 } })).toThrow(
+      "workerConcurrency: HIGH (10) is below MEDIUM (100): under backlog a HIGH task would get fewer worker slots than a MEDIUM one; give HIGH at least 100",
+    );
+    expect(bad({ workerBatchSize: 0 })).toThrow(
+      "workerBatchSize must be an integer from 1 to 10, got 0",
+    );
+    expect(bad({ workerBatchSize: 11 })).toThrow(/workerBatchSize/);
+    expect(() => new ShoalStack(new App(), "Bad", { shoal: { workerBatchSize: 20 } })).toThrow(
+      /workerBatchSize must be an integer from 1 to 10/,
+    );
+  });
+});
+
 describe("shoalPropsFromContext", () => {
   const parse = (ctx: Record<string, unknown>) => shoalPropsFromContext((k) => ctx[k]);
 
@@ -425,6 +485,8 @@ describe("shoalPropsFromContext", () => {
         instanceRetentionDays: "0",
         lambdaTaskFunctions: `${LAMBDA_ARN},${LAMBDA_ARN}2`,
         stateMachines: MACHINE_ARN,
+        workerConcurrency: "highest:200, HIGH:150,MEDIUM:100",
+        workerBatchSize: "10",
       }),
     ).toEqual({
       prefix: "p",
@@ -439,8 +501,12 @@ describe("shoalPropsFromContext", () => {
       instanceRetentionDays: 0,
       lambdaTaskFunctions: [LAMBDA_ARN, `${LAMBDA_ARN}2`],
       stepFunctionsTaskStateMachines: [MACHINE_ARN],
+      workerConcurrency: { HIGHEST: 200, HIGH: 150, MEDIUM: 100 },
+      workerBatchSize: 10,
     });
     expect(parse({ ecsWorkers: true }).ecsWorkers).toEqual({});
+    // cdk.json may hold the object itself.
+    expect(parse({ workerConcurrency: { MEDIUM: 6 } }).workerConcurrency).toEqual({ MEDIUM: 6 });
   });
 
   it("names the flag of a malformed value", () => {
@@ -449,6 +515,10 @@ describe("shoalPropsFromContext", () => {
     expect(() => parse({ ecsMaxTasks: "3" })).toThrow(/ecsWorkers=true/);
     expect(() => parse({ apiMode: "rest" })).toThrow(/-c apiMode/);
     expect(() => parse({ removalPolicy: "snapshot" })).toThrow(/-c removalPolicy/);
+    expect(() => parse({ workerConcurrency: "MEDIUM=100" })).toThrow(
+      "-c workerConcurrency must be TIER:number pairs separated by commas (HIGHEST:200,HIGH:150,MEDIUM:100), got 'MEDIUM=100'",
+    );
+    expect(() => parse({ workerBatchSize: "ten" })).toThrow(/-c workerBatchSize/);
     expect(
       () => new ShoalStack(new App(), "Bad", { shoal: parse({ logRetentionDays: "31" }) }),
     ).toThrow(/logRetentionDays must be one of/);
