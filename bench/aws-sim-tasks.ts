@@ -1,5 +1,5 @@
 /**
- * Task stand-ins for the AWS simulation (`--task-stand-ins`): a SHELL task whose command is
+ * Task stand-ins of the AWS simulation (its default; `--real-tasks` spawns): a SHELL task whose command is
  * `true` or `sleep <seconds>` (every task of aws-sim's DAGs and of converted WfCommons traces)
  * waits a modelled process start and then its sleep on a timer, instead of spawning a process.
  * On AWS each worker sandbox runs its tasks on its own CPU; here every simulated sandbox shares

@@ -8,7 +8,7 @@
  *
  *   npm run bench -- aws-sim            (bench/run.ts)
  *   npx tsx bench/aws-sim.ts [--fanout=N] [--schedules=N] [--worker-slots=N] [--worker-batch=N]
- *     [--task-stand-ins] [--full] [--only=makespan,fanout,fanout-wide,dispatcher,schedules]
+ *     [--real-tasks] [--full] [--only=makespan,fanout,fanout-wide,dispatcher,schedules]
  */
 import { pathToFileURL } from "node:url";
 import { type ShoalProps, workerSettings } from "../cdk/shoal-props.js";
@@ -40,8 +40,11 @@ export interface AwsSimOptions extends ScenarioOptions {
   awsSimWorkerSlots?: number;
   /** The construct's `workerBatchSize` (default 1): task messages per worker invocation. */
   awsSimWorkerBatch?: number;
-  /** SHELL `true`/`sleep` tasks as timers instead of processes (bench/aws-sim-tasks.ts). */
-  awsSimTaskStandIns?: boolean;
+  /**
+   * SHELL `true`/`sleep` tasks as real processes instead of timers (bench/aws-sim-tasks.ts): each
+   * spawn then takes this machine's one event loop, where on AWS each sandbox has its own CPU.
+   */
+  awsSimRealTasks?: boolean;
   /**
    * Parts to run (default all): makespan, fanout, fanout-wide, dispatcher, schedules (the hop,
    * with and without latency, always runs).
@@ -150,7 +153,7 @@ export async function awsSim(opts: AwsSimOptions): Promise<ScenarioResult> {
   const worker = simWorkerProps(opts);
   const slots = workerSettings(worker).concurrency[MEDIUM];
   const batch = workerSettings(worker).batchSize;
-  const standIns = Boolean(opts.awsSimTaskStandIns);
+  const standIns = !opts.awsSimRealTasks;
   summary.worker = { mediumConcurrency: slots, batchSize: batch, taskStandIns: standIns };
   const deploy = (mode: LatencyMode) =>
     deployAwsSim({ mode, seed, worker, ...(standIns ? { taskStandIns: true } : {}) });
@@ -360,7 +363,7 @@ export async function awsSim(opts: AwsSimOptions): Promise<ScenarioResult> {
       ]);
     }
     tables.push(
-      `== aws-sim: Shoal on simulated AWS (seed ${seed}; latency per call from docs/aws-simulation.md; worker tier MEDIUM: ${slots} concurrent, ${batch} task${batch === 1 ? "" : "s"} per invocation${standIns ? "; tasks as timers (--task-stand-ins)" : ""})`,
+      `== aws-sim: Shoal on simulated AWS (seed ${seed}; latency per call from docs/aws-simulation.md; worker tier MEDIUM: ${slots} concurrent, ${batch} task${batch === 1 ? "" : "s"} per invocation; tasks ${standIns ? "as timers" : "as processes (--real-tasks)"})`,
       table(rows),
       opTable,
     );
@@ -387,11 +390,11 @@ async function main(): Promise<void> {
     else if (k === "full") o.awsSimFull = true;
     else if (k === "worker-slots") o.awsSimWorkerSlots = Number(v);
     else if (k === "worker-batch") o.awsSimWorkerBatch = Number(v);
-    else if (k === "task-stand-ins") o.awsSimTaskStandIns = true;
+    else if (k === "real-tasks") o.awsSimRealTasks = true;
     else if (k === "only") o.awsSimParts = (v ?? "").split(",");
     else
       throw new Error(
-        `unknown argument '${a}' (--fanout=N, --schedules=N, --seed=N, --worker-slots=N, --worker-batch=N, --task-stand-ins, --full, --only=makespan,fanout,fanout-wide,dispatcher,schedules)`,
+        `unknown argument '${a}' (--fanout=N, --schedules=N, --seed=N, --worker-slots=N, --worker-batch=N, --real-tasks, --full, --only=makespan,fanout,fanout-wide,dispatcher,schedules)`,
       );
   }
   const t = Date.now();

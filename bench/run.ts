@@ -69,7 +69,7 @@ function parseArgs(argv: string[]): {
   for (const a of argv) {
     if (a === "--profile") opts.profile = true;
     else if (a === "--aws-sim-full") (opts as AwsSimOptions).awsSimFull = true;
-    else if (a === "--aws-sim-task-stand-ins") (opts as AwsSimOptions).awsSimTaskStandIns = true;
+    else if (a === "--aws-sim-real-tasks") (opts as AwsSimOptions).awsSimRealTasks = true;
     else if (a.startsWith("--aws-sim-only="))
       (opts as AwsSimOptions).awsSimParts = a.slice("--aws-sim-only=".length).split(",");
     else if (/^--aws-sim-(fanout|schedules|seed|worker-slots|worker-batch)=/.test(a)) {
