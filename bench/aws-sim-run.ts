@@ -6,6 +6,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { FINAL_STATES, type InstanceView, ms } from "./api.js";
 import type { Deployment } from "./aws-sim-deploy.js";
 import type { InvocationRecord } from "./aws-sim-esm.js";
+import { stamp } from "./scenario.js";
+import { WORKFLOW } from "./schedules-config.js";
+import { createSchedules } from "./schedules-create.js";
 import { round } from "./stats.js";
 
 export interface SimRun {
@@ -170,4 +173,42 @@ export async function dispatcherBacklog(
   await until("instance final", (v) => FINAL_STATES.has(v.state));
   const calls = d.dispatcher.invocations.filter((c) => c.queue.endsWith(".fifo"));
   return { ...dispatcherEventRate(calls), pausedMs };
+}
+
+/** A chain `t1 → t2 → … → tn` of SHELL tasks `true` (the hop's DAG). */
+export function chain(n: number) {
+  return {
+    description: "aws-sim hop chain",
+    tasks: Array.from({ length: n }, (_, i) => ({
+      code: `t${i + 1}`,
+      type: "SHELL" as const,
+      upstream: i === 0 ? [] : [`t${i}`],
+      command: "true",
+    })),
+  };
+}
+
+/** One sweeper invocation (as its one-minute rule starts it) over `n` schedules due in 5 s. */
+export async function sweepSchedules(d: Deployment, n: number) {
+  for (const e of Object.values(d.esms)) await e.stop();
+  await d.request("PUT", `/v1/workflows/${WORKFLOW}`, chain(1));
+  const rt = d.newRuntime();
+  await createSchedules(rt, n, Date.now() + 5_000, []);
+  // functions/sweeper: a one-minute period and look-ahead, leases of 50 s.
+  const scheduler = rt.scheduleSweeper(`sim:${stamp()}`, 60_000, 60_000, 50_000);
+  const t0 = Date.now();
+  const r = await scheduler.sweep();
+  const sweepMs = Date.now() - t0;
+  await scheduler.stop();
+  const shards = Math.max(1, r.shards.length);
+  return {
+    due: n,
+    fired: r.fired,
+    skipped: r.skipped,
+    queued: r.queued,
+    sweepMs,
+    shards,
+    firesPerSecond: round((r.fired * 1000) / sweepMs, 1),
+    firesPerSecondPerShard: round((r.fired * 1000) / sweepMs / shards, 1),
+  };
 }

@@ -17,10 +17,15 @@ import { type Deployment, deployAwsSim } from "./aws-sim-deploy.js";
 import type { InvocationRecord } from "./aws-sim-esm.js";
 import { runFanout, wideFanout } from "./aws-sim-fanout.js";
 import type { LatencyLedger, LatencyMode } from "./aws-sim-latency.js";
-import { chainHops, dispatcherBacklog, dispatcherEventRate, runOnSim } from "./aws-sim-run.js";
+import {
+  chain,
+  chainHops,
+  dispatcherBacklog,
+  dispatcherEventRate,
+  runOnSim,
+  sweepSchedules,
+} from "./aws-sim-run.js";
 import { loadTrace, type ScenarioOptions, type ScenarioResult, stamp } from "./scenario.js";
-import { WORKFLOW } from "./schedules-config.js";
-import { createSchedules } from "./schedules-create.js";
 import { percentile, round, summarize, table } from "./stats.js";
 
 /** The options aws-sim reads besides ScenarioOptions' own (bench/run.ts passes them). */
@@ -60,18 +65,6 @@ const TRACES = {
 /** The tier the benchmark's tasks go to (their default priority). */
 const MEDIUM = "MEDIUM";
 
-function chain(n: number) {
-  return {
-    description: "aws-sim hop chain",
-    tasks: Array.from({ length: n }, (_, i) => ({
-      code: `t${i + 1}`,
-      type: "SHELL" as const,
-      upstream: i === 0 ? [] : [`t${i}`],
-      command: "true",
-    })),
-  };
-}
-
 /** Per operation: calls, simulated p50 and the backend's own p50/mean (ms). */
 function ledgerRows(ledger: LatencyLedger): Array<Array<string | number>> {
   return [...ledger.byOp.entries()]
@@ -83,31 +76,6 @@ function ledgerRows(ledger: LatencyLedger): Array<Array<string | number>> {
       percentile(e.backendMs, 50),
       round(summarize(e.backendMs).mean, 2),
     ]);
-}
-
-/** One sweeper invocation (as its one-minute rule starts it) over `n` schedules due in 5 s. */
-async function sweepSchedules(d: Deployment, n: number) {
-  for (const e of Object.values(d.esms)) await e.stop();
-  await d.request("PUT", `/v1/workflows/${WORKFLOW}`, chain(1));
-  const rt = d.newRuntime();
-  await createSchedules(rt, n, Date.now() + 5_000, []);
-  // functions/sweeper: a one-minute period and look-ahead, leases of 50 s.
-  const scheduler = rt.scheduleSweeper(`sim:${stamp()}`, 60_000, 60_000, 50_000);
-  const t0 = Date.now();
-  const r = await scheduler.sweep();
-  const sweepMs = Date.now() - t0;
-  await scheduler.stop();
-  const shards = Math.max(1, r.shards.length);
-  return {
-    due: n,
-    fired: r.fired,
-    skipped: r.skipped,
-    queued: r.queued,
-    sweepMs,
-    shards,
-    firesPerSecond: round((r.fired * 1000) / sweepMs, 1),
-    firesPerSecondPerShard: round((r.fired * 1000) / sweepMs / shards, 1),
-  };
 }
 
 async function hopRun(d: Deployment, label: string) {
