@@ -7,7 +7,8 @@
  *   npm run bench -- hop --backend=embedded   one backend only (embedded, emulators)
  *   npm run bench -- cost              $ per 1M tasks on AWS (docs/cost.md)
  *   npm run bench -- aws-sim [--aws-sim-full] [--aws-sim-fanout=N] [--aws-sim-worker-slots=N]
- *                                      [--aws-sim-only=hop,makespan,fanout,dispatcher,schedules]
+ *                            [--aws-sim-worker-batch=N] [--aws-sim-real-tasks]
+ *                            [--aws-sim-only=makespan,fanout,fanout-wide,dispatcher,schedules]
  *                                      AWS latency by simulation (docs/aws-simulation.md)
  *   npm run bench -- throughput --workers=16       worker slots (throughput: a list, 8,16,32)
  *   npm run bench -- hop --profile     also take a CPU profile of the run window
