@@ -79,14 +79,20 @@ describe("WfCommons workflows in shoal standalone", () => {
     );
   }, 300_000);
 
-  it("runs Epigenomics (1,695 tasks) to SUCCESS with every parent ending before its children start", async () => {
-    expect(
-      await runTrace(
-        "epigenomics-chameleon-ilmn-6seq-50k-001.json",
-        "epigenomics-e2e",
-        0.001,
-        1695,
-      ),
-    ).toBe(2108);
-  }, 300_000);
+  // On the emulators (npm run test:e2e:emulators) its 1,695 tasks take two minutes of CI that
+  // check nothing Montage does not check there: the scale runs on the default backend.
+  it.skipIf(process.env.SHOAL_BACKEND === "emulators")(
+    "runs Epigenomics (1,695 tasks) to SUCCESS with every parent ending before its children start",
+    async () => {
+      expect(
+        await runTrace(
+          "epigenomics-chameleon-ilmn-6seq-50k-001.json",
+          "epigenomics-e2e",
+          0.001,
+          1695,
+        ),
+      ).toBe(2108);
+    },
+    300_000,
+  );
 });
