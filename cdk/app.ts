@@ -26,7 +26,16 @@ import { ShoalStack, shoalPropsFromContext } from "./shoal-stack.js";
 
 const app = new App();
 const stackName = app.node.tryGetContext("stackName") as string | undefined;
-new ShoalStack(app, stackName ?? "Shoal", {
-  shoal: shoalPropsFromContext((key) => app.node.tryGetContext(key)),
-});
-app.synth();
+try {
+  new ShoalStack(app, stackName ?? "Shoal", {
+    shoal: shoalPropsFromContext((key) => app.node.tryGetContext(key)),
+  });
+  app.synth();
+} catch (e) {
+  // A malformed flag or prop is a message naming it (the flags' and the construct's checks), not
+  // a stack trace; SHOAL_DEBUG=1 keeps the stack, as the CLI does.
+  process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+  if (process.env.SHOAL_DEBUG && e instanceof Error && e.stack)
+    process.stderr.write(`${e.stack}\n`);
+  process.exit(1);
+}

@@ -3,6 +3,12 @@
  * and instance retention), synthesized once, offline (the worker image is only staged, Docker
  * is not needed), and checked with cdk-nag; plus the option parsing and validation.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { App, Aspects, RemovalPolicy, type Stack } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
@@ -15,6 +21,7 @@ import { taskTypeStatements } from "../../cdk/task-permissions.js";
 import { ENV, METRICS, TABLE_ENV } from "../../lib/aws/config.js";
 import { PRIORITIES } from "../../lib/core/model.js";
 
+const run = promisify(execFile);
 const LAMBDA_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:etl";
 const MACHINE_ARN = "arn:aws:states:eu-west-1:123456789012:stateMachine:report";
 const OPTIONS: ShoalProps = {
@@ -523,4 +530,27 @@ describe("shoalPropsFromContext", () => {
       () => new ShoalStack(new App(), "Bad", { shoal: parse({ logRetentionDays: "31" }) }),
     ).toThrow(/logRetentionDays must be one of/);
   });
+});
+
+describe("the repository's CDK app (cdk/app.ts) with a malformed flag", () => {
+  it("says what is wrong in one line and exits 1, without a stack trace", async () => {
+    const outdir = mkdtempSync(join(tmpdir(), "shoal-cdk-app-"));
+    const r = await run(process.execPath, ["--import", "tsx", "cdk/app.ts"], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      // How the cdk CLI hands an app its -c flags and output directory.
+      env: {
+        ...process.env,
+        CDK_CONTEXT_JSON: JSON.stringify({ workerConcurrency: "MEDIUM:100" }),
+        CDK_OUTDIR: outdir,
+        SHOAL_DEBUG: "",
+      },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      "error: workerConcurrency: HIGH (10) is below MEDIUM (100): under backlog a HIGH task would get fewer worker slots than a MEDIUM one; give HIGH at least 100",
+    );
+  }, 60_000);
 });
