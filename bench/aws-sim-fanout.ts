@@ -16,7 +16,7 @@ import { FINAL_STATES, type InstanceView, ms } from "./api.js";
 import { type Deployment, deployAwsSim } from "./aws-sim-deploy.js";
 import { esmDrainMs } from "./aws-sim-esm.js";
 import { AWS_LATENCY } from "./aws-sim-latency.js";
-import { dispatcherEventRate } from "./aws-sim-run.js";
+import { dispatcherEventRate, ok } from "./aws-sim-run.js";
 import { stamp } from "./scenario.js";
 import { round, summarize, table } from "./stats.js";
 
@@ -37,6 +37,16 @@ export function fanoutDefinition(n: number) {
   };
 }
 
+/**
+ * How long a poller's concurrency slot stays busy per batch, ms: the receive that brings it, the
+ * hand-over and the invocation (the model's medians, aws-sim-latency.ts); the delete goes on
+ * after the slot is free.
+ */
+export function pollerCycleMs(invocationMs: number): number {
+  const p50 = (op: string) => AWS_LATENCY[op]?.p50 ?? 0;
+  return invocationMs + p50("SQS.ReceiveMessage") + p50("Lambda.EsmInvoke");
+}
+
 /** What one fan-out run measured (ms from the POST unless said otherwise). */
 export interface FanoutFigures {
   tasks: number;
@@ -49,20 +59,15 @@ export interface FanoutFigures {
   lastClaimedMs: number;
   eventLoopUtilization: { dispatch: number; start: number };
   workerInvocationMs: ReturnType<typeof summarize>;
-  /** Lambda's scaling alone for 10,000 tasks at the measured invocation time (esmDrainMs). */
-  esmFloor10kMs: { stackConcurrency: number; maxConcurrency1000: number };
+  /**
+   * Lambda's scaling alone for 10,000 tasks (esmDrainMs), each poller busy for a receive, a
+   * hand-over and the measured invocation p50 per batch ({@link pollerCycleMs}).
+   */
+  esmFloor10kMs: { cycleMs: number; stackConcurrency: number; maxConcurrency1000: number };
   dispatcher: ReturnType<typeof dispatcherEventRate>;
   workerPeakConcurrency: number | undefined;
   /** Requests per task, by `Service.Operation`. */
   requestsPerTask: Record<string, number>;
-}
-
-async function ok(d: Deployment, method: string, path: string, body?: unknown) {
-  const r = await d.request(method, path, body);
-  if (r.status >= 300) {
-    throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-  }
-  return r.body as Record<string, unknown>;
 }
 
 /** Polls `done` every `everyMs` until it holds. @throws Error after `deadlineMs`. */
@@ -134,6 +139,7 @@ export async function runFanout(
     d.worker.invocations.filter((c) => !c.cold).map((c) => c.endMs - c.startMs),
   );
   const invocations10k = 10_000 / o.batch;
+  const cycleMs = pollerCycleMs(workerInvocationMs.p50);
   return {
     tasks: n,
     state: instance.state,
@@ -146,8 +152,9 @@ export async function runFanout(
     },
     workerInvocationMs,
     esmFloor10kMs: {
-      stackConcurrency: esmDrainMs(invocations10k, workerInvocationMs.p50, o.slots),
-      maxConcurrency1000: esmDrainMs(invocations10k, workerInvocationMs.p50, 1_000),
+      cycleMs,
+      stackConcurrency: esmDrainMs(invocations10k, cycleMs, o.slots),
+      maxConcurrency1000: esmDrainMs(invocations10k, cycleMs, 1_000),
     },
     dispatcher: dispatcherEventRate(
       d.dispatcher.invocations.filter((c) => c.queue.endsWith(".fifo")),
@@ -158,9 +165,6 @@ export async function runFanout(
     ),
   };
 }
-
-/** The model's median latency of `op`, ms (aws-sim-latency.ts). */
-const latencyP50 = (op: string): number => AWS_LATENCY[op]?.p50 ?? 0;
 
 /** Tasks of the fan-out that measures a batch's invocation time (two batches of ten). */
 const SMALL = 20;
@@ -177,9 +181,11 @@ export const WIDE_WORKERS = {
 /**
  * A 10,000-task fan-out on a deployment with {@link WIDE_WORKERS}, tasks as timers: two
  * {@link SMALL}-task fan-outs first (the first starts sandboxes; the second gives the worker
- * invocation's time on warm sandboxes and a machine that keeps up), then the 10,000. `goalMs`: the goal for 10,000 tasks. The estimate of "every child started" on AWS is the dispatch measured plus
- * Lambda's scaling at that invocation time: this machine's one core cannot run 300 sandboxes'
- * claims at AWS's pace (its event loop's busy share says how far it was from that).
+ * invocation's time on warm sandboxes and a machine that keeps up), then the 10,000.
+ * The estimate of "every child started" on AWS is the dispatch measured plus Lambda's scaling at
+ * that invocation time: this machine's one core cannot run 300 sandboxes' claims at AWS's pace
+ * (its event loop's busy share says how far it was from that).
+ * @param goalMs the goal for 10,000 tasks (aws-sim.ts GOALS).
  */
 export async function wideFanout(
   seed: number,
@@ -197,13 +203,7 @@ export async function wideFanout(
     await runFanout(w, SMALL, { slots, batch });
     const small = await runFanout(w, SMALL, { slots, batch });
     const f = await runFanout(w, 10_000, { slots, batch });
-    // A poller's slot is busy for the receive that brings the batch, the hand-over and the
-    // invocation (p50 of each; the delete goes on after the slot is free).
-    const cycleMs =
-      small.workerInvocationMs.p50 +
-      latencyP50("SQS.ReceiveMessage") +
-      latencyP50("Lambda.EsmInvoke");
-    const floorMs = esmDrainMs(10_000 / batch, cycleMs, slots);
+    const { cycleMs, stackConcurrency: floorMs } = small.esmFloor10kMs;
     const estimateMs = f.dispatchedMs + floorMs;
     const verdict = (v: number) => (v <= goalMs ? "yes" : `no (×${(v / goalMs).toFixed(2)})`);
     const rows: Array<Array<string | number>> = [

@@ -24,14 +24,10 @@ export interface SimRun {
   dispatcherCalls: InvocationRecord[];
   /** Function instances started (cold starts) during the run. */
   coldStarts: { dispatcher: number; worker: number };
-  /**
-   * How busy this process's event loop was from the POST to the end (0 … 1): near 1, the
-   * figures measure this machine's core rather than the simulated latencies.
-   */
-  eventLoopUtilization: number;
 }
 
-async function ok(
+/** Sends an API request to `d`. @returns its JSON body. @throws Error on a status ≥ 300. */
+export async function ok(
   d: Deployment,
   method: string,
   path: string,
@@ -58,7 +54,6 @@ export async function runOnSim(
   await delay(300);
   d.reset();
   const cold0 = { dispatcher: d.dispatcher.instances, worker: d.worker.instances };
-  const elu0 = performance.eventLoopUtilization();
   const postMs = Date.now();
   const { instanceId } = (await ok(d, "POST", `/v1/workflows/${encodeURIComponent(name)}/runs`, {
     /* defaults */
@@ -76,7 +71,6 @@ export async function runOnSim(
       throw new Error(`${name} not final after ${opts.deadlineMs} ms (${state})`);
     await delay(opts.pollMs ?? 100);
   }
-  const elu = performance.eventLoopUtilization(elu0).utilization;
   const instance = (await ok(d, "GET", `/v1/instances/${instanceId}`)) as unknown as InstanceView;
   const starts = instance.tasks.map((t) => ms(t.startedAt)).filter(Number.isFinite);
   const ends = instance.tasks.map((t) => ms(t.endedAt)).filter(Number.isFinite);
@@ -91,7 +85,6 @@ export async function runOnSim(
       dispatcher: d.dispatcher.instances - cold0.dispatcher,
       worker: d.worker.instances - cold0.worker,
     },
-    eventLoopUtilization: round(elu, 2),
   };
 }
 

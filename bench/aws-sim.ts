@@ -296,7 +296,7 @@ export async function awsSim(opts: AwsSimOptions): Promise<ScenarioResult> {
         "",
       ]);
       rows.push([
-        `  worker invocation p50 ${f.workerInvocationMs.p50} ms (${batch} per batch): Lambda's scaling alone needs, for 10,000, ms`,
+        `  worker invocation p50 ${f.workerInvocationMs.p50} ms (${batch} per batch; a poller's cycle ${f.esmFloor10kMs.cycleMs} ms): Lambda's scaling alone needs, for 10,000, ms`,
         "",
         `${f.esmFloor10kMs.stackConcurrency} (max ${slots}); ${f.esmFloor10kMs.maxConcurrency1000} (max 1,000)`,
         "",
@@ -365,6 +365,8 @@ async function main(): Promise<void> {
         `unknown argument '${a}' (--fanout=N, --schedules=N, --seed=N, --worker-slots=N, --worker-batch=N, --real-tasks, --full, --only=makespan,fanout,fanout-wide,dispatcher,schedules)`,
       );
   }
+  // Settings the construct refuses are refused here too, before anything is deployed.
+  workerSettings(simWorkerProps(o));
   const t = Date.now();
   const r = await awsSim(o);
   process.stdout.write(
@@ -377,8 +379,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   main().then(
     () => setTimeout(() => process.exit(0), 200).unref(),
     (e) => {
-      process.stderr.write(`${String((e as Error)?.stack ?? e)}\n`);
-      process.exit(1);
+      // Bad options are a line; anything else keeps its stack (this is a benchmark).
+      const usage = e instanceof Error && /^(unknown argument|worker)/.test(e.message);
+      process.stderr.write(
+        `${usage ? `aws-sim: ${e.message}` : String((e as Error)?.stack ?? e)}\n`,
+      );
+      process.exit(usage ? 2 : 1);
     },
   );
 }

@@ -1,7 +1,8 @@
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { simWorkerProps } from "../../bench/aws-sim.js";
-import { allowedPollers, recordsToDelete } from "../../bench/aws-sim-esm.js";
+import { allowedPollers, esmDrainMs, recordsToDelete } from "../../bench/aws-sim-esm.js";
+import { pollerCycleMs } from "../../bench/aws-sim-fanout.js";
 import {
   AWS_LATENCY,
   LatencySampler,
@@ -109,6 +110,16 @@ describe("the simulation's worker settings and task stand-ins", () => {
       workDir: tmpdir(),
       clients: {} as never,
     });
+
+  it("price Lambda's scaling by a poller's whole cycle: receive, hand-over and invocation", () => {
+    // The model's medians: ReceiveMessage 20 ms, the mapping's hand-over 10 ms.
+    expect(pollerCycleMs(140)).toBe(170);
+    // Five pollers at first, 300 more a minute: 1,000 batches of 170 ms take several seconds,
+    // more with a longer cycle.
+    const floor = esmDrainMs(1_000, pollerCycleMs(140), 300);
+    expect(floor).toBeGreaterThan(5_000);
+    expect(floor).toBeLessThan(esmDrainMs(1_000, pollerCycleMs(400), 300));
+  });
 
   it("run `true` and `sleep N` on a timer, anything else as the worker would", async () => {
     expect(await run("true")).toEqual({ state: "SUCCESS", exitCode: 0 });
