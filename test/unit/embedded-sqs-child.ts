@@ -41,7 +41,7 @@ async function serve(r: Request): Promise<unknown> {
     }
     case "send": {
       const out = await sqs.send(new SendMessageCommand({ QueueUrl: r.url, MessageBody: r.body }));
-      return { id: out.MessageId };
+      return { id: out.MessageId, at: nowMs() };
     }
     case "drain": {
       // Receive without deleting until an empty answer: every body seen.
