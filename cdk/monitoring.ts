@@ -106,6 +106,17 @@ export function latenessMetric(prefix: string): Metric {
   });
 }
 
+/** A count the trigger Lambda reports (lib/api/trigger-delivery.ts), summed per `period`. */
+export function triggerMetric(prefix: string, metricName: string, period = MINUTE): Metric {
+  return new Metric({
+    namespace: METRICS.namespace,
+    metricName,
+    dimensionsMap: { [METRICS.dimension]: prefix },
+    statistic: "Sum",
+    period,
+  });
+}
+
 /**
  * The CloudWatch console URL of a dashboard (aws partition console domain).
  * @param region the stack's region (a token is fine).
@@ -155,6 +166,17 @@ export function addMonitoring(scope: Construct, props: MonitoringProps): ShoalMo
     datapointsToAlarm: 2,
     // Every sweep reports (0 without fires): no datapoint means the sweeper did not run.
     treatMissingData: TreatMissingData.BREACHING,
+  });
+
+  // A loop cut off means a trigger whose pattern matches the runs it starts (docs/events.md).
+  alarm("Alarm-trigger-loops", {
+    alarmDescription:
+      "a trigger loop was stopped: a trigger's pattern matches the events of the runs it starts (GET /v1/triggers shows loopStops)",
+    metric: triggerMetric(props.prefix, METRICS.triggerLoopsStopped, Duration.minutes(5)),
+    threshold: 0,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
   });
 
   let topic: Topic | undefined;
@@ -219,6 +241,18 @@ function addWidgets(d: Dashboard, p: MonitoringProps): void {
   const others = Object.fromEntries(Object.entries(p.functions).filter(([n]) => n !== "api"));
   d.addWidgets(
     ...lambdaGraphs(others, ["Invocations", "Errors", "Duration", "ConcurrentExecutions"], 6),
+  );
+
+  d.addWidgets(
+    graph(
+      "Trigger runs: started, refused over the rate, loops stopped",
+      [
+        triggerMetric(p.prefix, METRICS.triggerRuns).with({ label: "started" }),
+        triggerMetric(p.prefix, METRICS.triggerRunsRefused).with({ label: "refused (rate)" }),
+        triggerMetric(p.prefix, METRICS.triggerLoopsStopped).with({ label: "loops stopped" }),
+      ],
+      12,
+    ),
   );
 
   d.addWidgets(heading("## Task queues"));

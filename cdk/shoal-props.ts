@@ -3,7 +3,9 @@
  * concurrency, `/tmp` size), apart from the construct's wiring (cdk/shoal.ts).
  */
 import type { RemovalPolicy } from "aws-cdk-lib";
+import { ENV } from "../lib/aws/config.js";
 import { PRIORITIES, type Priority } from "../lib/core/model.js";
+import { TRIGGER_LIMIT_RANGES } from "../lib/core/trigger-events.js";
 import type { ShoalAlertsOptions } from "./alerts.js";
 import type { EcsWorkerOptions } from "./ecs-workers.js";
 
@@ -104,6 +106,13 @@ export interface ShoalProps {
    */
   taskEvents?: "unsuccessful" | "all" | "none";
   /**
+   * What cuts trigger loops and storms off (docs/events.md "Trigger loops and storms"): how deep
+   * a chain of trigger-started runs may go (default 10), how many runs one originating event may
+   * lead to in all (default 100), and how many runs one trigger may start a minute (default 60;
+   * the excess is refused and counted). Checked at synthesis.
+   */
+  triggerLimits?: { maxDepth?: number; maxRunsPerEvent?: number; maxRunsPerMinute?: number };
+  /**
    * Secrets tasks may read with `${secret:NAME}` (docs/secrets.md): Secrets Manager names
    * (`prod/db`), name prefixes (`prod/*`) or ARNs, and SSM parameters as `ssm:/prod/db/pw`
    * (`ssm:/prod/*`). The workers get read access to these only (cdk/secrets.ts). None by default.
@@ -136,6 +145,29 @@ export interface WorkerSettings {
   concurrency: Record<Priority, number>;
   /** Messages per worker invocation. */
   batchSize: number;
+}
+
+/**
+ * The environment variables of `triggerLimits` (only those given), checked.
+ * @throws Error naming the prop and its range (lib/core/trigger-events.ts TRIGGER_LIMIT_RANGES).
+ */
+export function triggerLimitsEnv(limits: ShoalProps["triggerLimits"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const fields = [
+    ["maxDepth", "maxDepth", ENV.triggerMaxDepth],
+    ["maxRunsPerEvent", "maxRunsPerOrigin", ENV.triggerMaxRunsPerEvent],
+    ["maxRunsPerMinute", "maxRunsPerMinute", ENV.triggerMaxRunsPerMinute],
+  ] as const;
+  for (const [prop, range, env] of fields) {
+    const n = limits?.[prop];
+    if (n === undefined) continue;
+    const [lo, hi] = TRIGGER_LIMIT_RANGES[range];
+    if (!Number.isInteger(n) || n < lo || n > hi) {
+      throw new Error(`triggerLimits.${prop} must be an integer from ${lo} to ${hi}, got ${n}`);
+    }
+    out[env] = String(n);
+  }
+  return out;
 }
 
 /**

@@ -33,7 +33,12 @@ import {
 import { suppressNag } from "./nag.js";
 import { checkPrefix, checkWorkerGroups } from "./name-limits.js";
 import { SECRET_NAG_SUPPRESSIONS, secretStatements } from "./secrets.js";
-import { type ShoalProps, WORKER_EPHEMERAL_STORAGE_MIB, workerSettings } from "./shoal-props.js";
+import {
+  type ShoalProps,
+  triggerLimitsEnv,
+  WORKER_EPHEMERAL_STORAGE_MIB,
+  workerSettings,
+} from "./shoal-props.js";
 import { TASK_TYPE_NAG_SUPPRESSIONS, taskTypeStatements } from "./task-permissions.js";
 
 /** Visibility timeout (seconds) and receives before the DLQ, as in QUEUE_SETTINGS. */
@@ -199,6 +204,7 @@ export class Shoal extends Construct {
       [ENV.taskLogGroup]: this.taskLogs.logGroupName,
       [ENV.eventBus]: this.bus.eventBusName,
       [ENV.taskEvents]: props.taskEvents ?? "unsuccessful",
+      ...triggerLimitsEnv(props.triggerLimits),
       [ENV.instanceRetentionDays]: String(instanceDays),
       // `shoal explain` counts these groups as served (no worker heartbeat from Lambda).
       [ENV.lambdaWorkerGroups]: workerGroups.join(","),
@@ -254,7 +260,8 @@ export class Shoal extends Construct {
       this.signalsQueue.grantSendMessages(f);
     }
     this.taskLogs.grantRead(api);
-    for (const f of [dispatcher, sweeper]) this.bus.grantPutEventsTo(f);
+    // The API and the trigger function publish the triggers' loop and rate events.
+    for (const f of [dispatcher, sweeper, api, trigger]) this.bus.grantPutEventsTo(f);
 
     for (const [q, maxConcurrency] of [
       [this.eventsQueue, 50],

@@ -1,6 +1,8 @@
 /** What the API handler needs; built once per process (functions/api) or by the tests. */
 import type { DeliveryStore } from "../alerts/deliveries.js";
+import type { TriggerLimits } from "../core/trigger-events.js";
 import type { DefinitionCache } from "../engine/definitions.js";
+import type { StateChangePublisher } from "../events/event-publisher.js";
 import type { LocalEventBus } from "../events/local-event-bus.js";
 import type { TaskLogs } from "../logs/task-log.js";
 import type { Queues } from "../queue/queues.js";
@@ -47,6 +49,20 @@ export interface ApiDeps {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** Standalone's in-process event bus (`GET /v1/events/recent`); absent on AWS. */
   bus?: LocalEventBus;
+  /**
+   * Where the triggers' own events go ("Shoal Trigger Loop Stopped", "… Rate Limited"): the
+   * EventBridge bus on AWS, standalone's bus; absent: nowhere.
+   */
+  stateChanges?: StateChangePublisher;
+  /** What cuts trigger loops and storms off; default DEFAULT_TRIGGER_LIMITS. */
+  triggerLimits?: TriggerLimits;
+  /**
+   * Standalone: the token its own relay (a `shoal sweeper`'s misfire events) sends in
+   * `x-shoal-relay`; the only way entries with source `shoal` enter `POST /v1/events`.
+   */
+  eventsRelayToken?: string;
+  /** Counts a metric (the trigger Lambda's CloudWatch EMF line); absent: not counted. */
+  metric?: (name: string, value: number) => void;
   /** Worker heartbeats (explain: does a worker poll the group?); absent: not known. */
   heartbeats?: WorkerHeartbeatStore;
   /** Task queue depths per tier (explain: "queued behind N tasks"); absent: not known. */

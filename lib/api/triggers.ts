@@ -1,29 +1,27 @@
 /**
- * Event triggers: `POST/GET /v1/triggers`, `GET/DELETE /v1/triggers/{id}`, and
- * `POST /v1/events` (standalone's stand-in for EventBridge PutEvents: entries are matched here
- * with EventBridge's pattern semantics). On AWS the same `deliverTriggerEvent` runs in the trigger
- * handler for events a rule delivers. The event id is the idempotency key: the run of
- * (trigger, event) has a deterministic id, so a redelivered event never starts a second run.
- * Parameters taken from events are untrusted: size-checked here, shell-quoted when substituted.
+ * Event triggers: `POST/GET /v1/triggers`, `GET/DELETE /v1/triggers/{id}`,
+ * `POST /v1/triggers/{id}/online|offline`, and `POST /v1/events` (standalone's stand-in for
+ * EventBridge PutEvents: entries are matched here with EventBridge's pattern semantics). On AWS
+ * the same `deliverTriggerEvent` (trigger-delivery.ts) runs in the trigger handler for events a
+ * rule delivers. Parameters taken from events are untrusted: size-checked there, shell-quoted
+ * when substituted.
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { notFound, validationError } from "../core/errors.js";
-import {
-  checkEventPattern,
-  matchesEventPattern,
-  putEventsEntryToEvent,
-} from "../core/event-pattern.js";
-import { deterministicId } from "../core/ids.js";
-import { checkJsonPath, extractJsonPath } from "../core/json-path.js";
-import { LIMITS, name, paramName } from "../core/schema-parts.js";
+import { checkEventPattern, putEventsEntryToEvent } from "../core/event-pattern.js";
+import { checkJsonPath } from "../core/json-path.js";
+import type { ReleaseState } from "../core/model.js";
+import { name, paramName } from "../core/schema-parts.js";
+import { EVENT_SOURCE } from "../core/state-events.js";
+import { DEFAULT_TRIGGER_LIMITS, ownEventStates } from "../core/trigger-events.js";
 import { parseWithSchema } from "../core/validate.js";
-import { getStartCommand, submitRun } from "../engine/commands.js";
 import type { TriggerRecord } from "../store/triggers.js";
 import type { ApiDeps } from "./deps.js";
 import { asObject, json, parseBody, parseLimit, query, RESOURCE_ID } from "./http.js";
 import { iso } from "./present.js";
+import { deliverTriggerEvent } from "./trigger-delivery.js";
 
 /** Schema of the body of `POST /v1/triggers`. */
 export const triggerSchema = z.strictObject({
@@ -47,6 +45,7 @@ export const triggerSchema = z.strictObject({
     .min(0, { error: "must be >= 0" })
     .max(86_400, { error: "must be <= 86400" })
     .default(0),
+  state: z.enum(["ONLINE", "OFFLINE"], { error: "must be ONLINE or OFFLINE" }).default("ONLINE"),
 });
 
 /** Schema of the body of `POST /v1/events` (PutEvents-shaped). */
@@ -71,19 +70,53 @@ export const eventsSchema = z.strictObject({
     .max(10, { error: "at most 10 entries (PutEvents' limit)" }),
 });
 
+/** The Trigger of the API (docs/api.md): the record, its state, and what its guards did. */
 export function triggerView(t: TriggerRecord) {
+  const stop = t.lastLoopStop;
   return {
     id: t.id,
     workflow: t.workflow,
     eventPattern: JSON.parse(t.eventPattern) as unknown,
     params: t.params,
     debounceSeconds: t.debounceSeconds,
+    state: t.state ?? "ONLINE",
     createdAt: iso(t.createdAt),
     ...(t.lastFiredAt !== undefined ? { lastFiredAt: iso(t.lastFiredAt) } : {}),
+    refusedRuns: t.refusedRuns ?? 0,
+    ...(t.lastRefusedAt !== undefined ? { lastRefusedAt: iso(t.lastRefusedAt) } : {}),
+    loopStops: t.loopStops ?? 0,
+    ...(stop ? { lastLoopStop: { ...stop, at: iso(stop.at) } } : {}),
   };
 }
 
-/** POST /v1/triggers → 201 with the trigger and its `id`. */
+/**
+ * The warning of a pattern that can match the instance events of the runs its own trigger
+ * starts (lib/core/trigger-events.ts ownEventStates): each run may start another, until the
+ * loop limits stop the chain.
+ */
+function selfLoopWarning(
+  deps: ApiDeps,
+  t: TriggerRecord,
+  pattern: object,
+): { path: string; message: string } | undefined {
+  const states = ownEventStates(pattern, t.workflow, t.id);
+  if (states.length === 0) return undefined;
+  const limits = deps.triggerLimits ?? DEFAULT_TRIGGER_LIMITS;
+  return {
+    path: "eventPattern",
+    message:
+      `matches the events of the runs this trigger starts (workflow '${t.workflow}', state ` +
+      `${states.join(", ")}): each such run starts another. Shoal stops the chain ` +
+      `${limits.maxDepth} runs deep and at ${limits.maxRunsPerOrigin} runs per originating ` +
+      "event (a 'Shoal Trigger Loop Stopped' event says so); to run once per outside event, " +
+      `leave the trigger's own workflow out, e.g. "detail": {"workflow": [{"anything-but": "${t.workflow}"}]}`,
+  };
+}
+
+/**
+ * POST /v1/triggers → 201 with the trigger and its `id`, plus `warnings` when the pattern can
+ * match the events of the runs it starts.
+ */
 export async function createTrigger(
   deps: ApiDeps,
   event: APIGatewayProxyEventV2,
@@ -103,11 +136,13 @@ export async function createTrigger(
     eventPattern: JSON.stringify(b.eventPattern),
     params: b.params,
     debounceSeconds: b.debounceSeconds,
+    state: b.state,
     createdAt: deps.now(),
     rev: 1,
   };
   await deps.scheduling.triggers.putTrigger(rec);
-  return json(201, triggerView(rec));
+  const warning = selfLoopWarning(deps, rec, b.eventPattern);
+  return json(201, { ...triggerView(rec), ...(warning ? { warnings: [warning] } : {}) });
 }
 
 export async function listTriggers(
@@ -138,6 +173,18 @@ export async function getTrigger(
   return json(200, triggerView(await load(deps, id)));
 }
 
+/** POST /v1/triggers/{id}/online|offline → 200 with the trigger (idempotent). */
+export async function setTriggerState(
+  deps: ApiDeps,
+  id: string,
+  state: ReleaseState,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  await load(deps, id);
+  const t = await deps.scheduling.triggers.setTriggerState(id, state);
+  if (!t) throw notFound(`trigger '${id.slice(0, 64)}' does not exist`);
+  return json(200, triggerView(t));
+}
+
 export async function deleteTrigger(
   deps: ApiDeps,
   id: string,
@@ -147,85 +194,17 @@ export async function deleteTrigger(
   return { statusCode: 204 };
 }
 
-/** What one event did to one matching trigger. */
-export interface TriggerOutcome {
-  triggerId: string;
-  instanceId?: string;
-  /** Why no run started (debounced, a parameter too large or missing, workflow offline). */
-  skipped?: string;
-}
+/** Header with which standalone's own relay (a `shoal sweeper`'s misfires) proves itself. */
+export const RELAY_HEADER = "x-shoal-relay";
 
-/**
- * Matches one event (EventBridge envelope) against every trigger and starts the runs.
- * Idempotent per (trigger, event id).
- */
-export async function deliverTriggerEvent(
-  deps: ApiDeps,
-  event: Record<string, unknown> & { id: string },
-): Promise<TriggerOutcome[]> {
-  const out: TriggerOutcome[] = [];
-  let token: string | undefined;
-  do {
-    const page = await deps.scheduling.triggers.listTriggers(200, token);
-    for (const t of page.items) {
-      if (!matchesEventPattern(JSON.parse(t.eventPattern) as object, event)) continue;
-      out.push(await fire(deps, t, event));
-    }
-    token = page.nextToken;
-  } while (token);
-  return out;
-}
-
-async function fire(
-  deps: ApiDeps,
-  t: TriggerRecord,
-  event: Record<string, unknown> & { id: string },
-): Promise<TriggerOutcome> {
-  const instanceId = deterministicId(`trigger\u0000${t.id}\u0000${event.id}`);
-  const params: Record<string, string> = {};
-  for (const [k, path] of Object.entries(t.params)) {
-    const v = extractJsonPath(event, path);
-    if (v === undefined)
-      return { triggerId: t.id, skipped: `parameter '${k}': ${path} matched nothing` };
-    if (Buffer.byteLength(v) > LIMITS.paramValueBytes) {
-      return {
-        triggerId: t.id,
-        skipped: `parameter '${k}' is ${Buffer.byteLength(v)} bytes; the limit is ${LIMITS.paramValueBytes}`,
-      };
-    }
-    params[k] = v;
-  }
-  const total = Object.entries(params).reduce(
-    (n, [k, v]) => n + k.length + Buffer.byteLength(v),
-    0,
-  );
-  if (total > LIMITS.paramsTotalBytes) {
-    return {
-      triggerId: t.id,
-      skipped: `the event's parameters add up to ${total} bytes; the limit is ${LIMITS.paramsTotalBytes}`,
-    };
-  }
-  // A redelivered event whose run exists: the same answer, no debounce check.
-  const existing = await getStartCommand(deps.store, instanceId);
-  if (!existing && t.debounceSeconds > 0) {
-    const now = deps.now();
-    if (t.lastFiredAt !== undefined && now - t.lastFiredAt < t.debounceSeconds * 1000) {
-      return { triggerId: t.id, skipped: `debounced (${t.debounceSeconds}s)` };
-    }
-    if (!(await deps.scheduling.triggers.markFired(t.id, t.lastFiredAt, now))) {
-      return { triggerId: t.id, skipped: `debounced (${t.debounceSeconds}s)` };
-    }
-  }
-  const started = await submitRun(
-    deps,
-    instanceId,
-    t.workflow,
-    { params, taskScope: "DOWNSTREAM", dryRun: false },
-    { commandType: "START_WORKFLOW", triggerId: t.id },
-  );
-  if (started !== "started")
-    return { triggerId: t.id, skipped: `workflow '${t.workflow}' is ${started}` };
-  return { triggerId: t.id, instanceId };
+/** Whether the request comes from Shoal's own relay (the configured token, compared in constant time). */
+function isRelay(deps: ApiDeps, event: APIGatewayProxyEventV2): boolean {
+  const token = deps.eventsRelayToken;
+  const sent = event.headers?.[RELAY_HEADER];
+  if (!token || !sent) return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -237,6 +216,19 @@ export async function putEvents(
   event: APIGatewayProxyEventV2,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const b = parseWithSchema(eventsSchema, asObject(parseBody(event)));
+  if (!isRelay(deps, event)) {
+    const forged = b.Entries.flatMap((e, i) =>
+      e.Source === EVENT_SOURCE
+        ? [
+            {
+              path: `Entries[${i}].Source`,
+              message: `"${EVENT_SOURCE}" is the source of Shoal's own state-change events, which chain workflows; they cannot be put from outside (use a source of your own, e.g. "com.example.orders")`,
+            },
+          ]
+        : [],
+    );
+    if (forged.length > 0) throw validationError(forged);
+  }
   const entries = [];
   const failed = 0; // an entry that cannot be read fails the whole request (400) before any run
   const envelopes = b.Entries.map((e, i) => {

@@ -4,6 +4,11 @@
  * standalone runtime writes them to `endpoints.env`, and {@link configFromEnv} reads them.
  */
 import type { Priority } from "../core/model.js";
+import {
+  DEFAULT_TRIGGER_LIMITS,
+  TRIGGER_LIMIT_RANGES,
+  type TriggerLimits,
+} from "../core/trigger-events.js";
 import { type FaultSpec, parseFaultSpec } from "./fault-injection.js";
 
 /** Environment variable names (shared with cdk/ and the standalone runtime). */
@@ -42,6 +47,19 @@ export const ENV = {
    * a `shoal sweeper` sends its misfire events there, onto the standalone's bus.
    */
   standaloneUrl: "SHOAL_STANDALONE_URL",
+  /**
+   * Standalone only (in its endpoints.env): the token a `shoal sweeper` next to it sends with its
+   * misfire events (`x-shoal-relay`), the one way events with source `shoal` enter
+   * `POST /v1/events`; anyone else's are refused, so nobody can forge the events that chain
+   * workflows.
+   */
+  eventsRelayToken: "SHOAL_EVENTS_RELAY_TOKEN",
+  /** Deepest chain of trigger-started runs (docs/events.md "Trigger loops"); default 10. */
+  triggerMaxDepth: "SHOAL_TRIGGER_MAX_DEPTH",
+  /** Runs one originating event may lead to through triggers, in all; default 100. */
+  triggerMaxRunsPerEvent: "SHOAL_TRIGGER_MAX_RUNS_PER_EVENT",
+  /** Runs one trigger may start a minute; the excess is refused and counted; default 60. */
+  triggerMaxRunsPerMinute: "SHOAL_TRIGGER_MAX_RUNS_PER_MINUTE",
   /** Days a finished instance is kept before DynamoDB TTL deletes it; unset or 0: kept forever. */
   instanceRetentionDays: "SHOAL_INSTANCE_RETENTION_DAYS",
   /**
@@ -186,6 +204,12 @@ export const METRICS = {
   fireLatenessMs: "FireLatenessMs",
   /** Fires decided in one sweep (count). */
   fires: "Fires",
+  /** Runs started by triggers (count; the trigger Lambda, lib/api/trigger-delivery.ts). */
+  triggerRuns: "TriggerRuns",
+  /** Runs refused over a trigger's rate limit, SHOAL_TRIGGER_MAX_RUNS_PER_MINUTE (count). */
+  triggerRunsRefused: "TriggerRunsRefused",
+  /** Runs not started to cut a trigger loop off: depth or runs per originating event (count). */
+  triggerLoopsStopped: "TriggerLoopsStopped",
 } as const;
 
 /** The environment variable naming each table, by logical name (lib/aws/resources.ts TABLES). */
@@ -265,6 +289,10 @@ export interface ShoalConfig {
   ecsWorkerGroup?: string;
   /** The API of the standalone a `shoal sweeper` runs next to (its misfire events go there). */
   standaloneUrl?: string;
+  /** Standalone: the token that lets its own relay put events with source `shoal`. */
+  eventsRelayToken?: string;
+  /** What cuts trigger loops and storms off (SHOAL_TRIGGER_MAX_*). */
+  triggerLimits: TriggerLimits;
   /** Standalone only: how often its retention sweep runs, ms. */
   retentionSweepMs: number;
   /** No structured log lines. */
@@ -331,6 +359,17 @@ function minutes(env: NodeJS.ProcessEnv, key: string, fallback: number): number 
   return n;
 }
 
+/** A trigger limit (lib/core/trigger-events.ts): a whole number in its range, else the default. */
+function limit(env: NodeJS.ProcessEnv, key: string, which: keyof TriggerLimits): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return DEFAULT_TRIGGER_LIMITS[which];
+  const [lo, hi] = TRIGGER_LIMIT_RANGES[which];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < lo || n > hi)
+    throw new Error(`${key} must be a whole number from ${lo} to ${hi}, got '${raw}'`);
+  return n;
+}
+
 /** Standalone's default period of retention sweeps, seconds. */
 const RETENTION_SWEEP_SECONDS = 600;
 
@@ -377,6 +416,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
       .filter((g) => g !== ""),
     ...(env[ENV.ecsWorkerGroup] ? { ecsWorkerGroup: env[ENV.ecsWorkerGroup] } : {}),
     ...(env[ENV.standaloneUrl] ? { standaloneUrl: env[ENV.standaloneUrl] } : {}),
+    ...(env[ENV.eventsRelayToken] ? { eventsRelayToken: env[ENV.eventsRelayToken] } : {}),
+    triggerLimits: {
+      maxDepth: limit(env, ENV.triggerMaxDepth, "maxDepth"),
+      maxRunsPerOrigin: limit(env, ENV.triggerMaxRunsPerEvent, "maxRunsPerOrigin"),
+      maxRunsPerMinute: limit(env, ENV.triggerMaxRunsPerMinute, "maxRunsPerMinute"),
+    },
     // A negative or unreadable value is refused, naming the variable (it used to run the sweep
     // every millisecond).
     retentionSweepMs: num(env, ENV.retentionSweepSeconds, RETENTION_SWEEP_SECONDS) * 1000,

@@ -257,6 +257,8 @@ export const TABLES: readonly TableSpec[] = [
   {
     logical: "triggers",
     partitionKey: { name: "id", type: "S" },
+    // The loop and rate counters expire (lib/store/dynamo-triggers.ts); triggers carry no TTL.
+    ttl: true,
     indexes: [
       {
         // listKey is always "T"; createdKey as for schedules.

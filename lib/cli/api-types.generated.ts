@@ -365,6 +365,7 @@ export interface ShoalApiSchemas {
   BackfillDryRun?: BackfillDryRun;
   TriggerBody?: TriggerBody;
   Trigger?: Trigger;
+  TriggerCreated?: TriggerCreated;
   TriggerOutcome?: TriggerOutcome;
   PutEventsBody?: PutEventsBody;
   PutEventsResult?: PutEventsResult;
@@ -1241,9 +1242,10 @@ export interface TriggerBody {
     [k: string]: string;
   };
   debounceSeconds?: number;
+  state?: "ONLINE" | "OFFLINE";
 }
 /**
- * events matching eventPattern start a run of workflow
+ * events matching eventPattern start a run of workflow; refusedRuns and loopStops count what its limits refused
  */
 export interface Trigger {
   id: string;
@@ -1255,11 +1257,123 @@ export interface Trigger {
     [k: string]: string;
   };
   debounceSeconds: number;
+  /**
+   * OFFLINE: matching events start nothing
+   */
+  state: "ONLINE" | "OFFLINE";
   createdAt: string;
   /**
    * when a matching event last started a run
    */
   lastFiredAt?: string;
+  /**
+   * runs refused over the rate limit (runs a minute), in all
+   */
+  refusedRuns: number;
+  /**
+   * when a run was last refused over the rate limit
+   */
+  lastRefusedAt?: string;
+  /**
+   * runs not started to cut a trigger loop off, in all
+   */
+  loopStops: number;
+  /**
+   * the last loop stop (docs/events.md)
+   */
+  lastLoopStop?: {
+    at: string;
+    /**
+     * DEPTH: the run would have been deeper than the limit; RUNS_PER_EVENT: its originating event led to the most runs allowed
+     */
+    reason: "DEPTH" | "RUNS_PER_EVENT";
+    limit: number;
+    /**
+     * how deep the run would have been
+     */
+    depth: number;
+    /**
+     * the event that would have started it
+     */
+    eventId: string;
+    /**
+     * the first event of the chain
+     */
+    originEventId: string;
+    /**
+     * the instances whose events led here, oldest first
+     */
+    chain: string[];
+  };
+}
+/**
+ * the Trigger created, with warnings about its pattern
+ */
+export interface TriggerCreated {
+  id: string;
+  workflow: string;
+  eventPattern: {
+    [k: string]: unknown;
+  };
+  params: {
+    [k: string]: string;
+  };
+  debounceSeconds: number;
+  /**
+   * OFFLINE: matching events start nothing
+   */
+  state: "ONLINE" | "OFFLINE";
+  createdAt: string;
+  /**
+   * when a matching event last started a run
+   */
+  lastFiredAt?: string;
+  /**
+   * runs refused over the rate limit (runs a minute), in all
+   */
+  refusedRuns: number;
+  /**
+   * when a run was last refused over the rate limit
+   */
+  lastRefusedAt?: string;
+  /**
+   * runs not started to cut a trigger loop off, in all
+   */
+  loopStops: number;
+  /**
+   * the last loop stop (docs/events.md)
+   */
+  lastLoopStop?: {
+    at: string;
+    /**
+     * DEPTH: the run would have been deeper than the limit; RUNS_PER_EVENT: its originating event led to the most runs allowed
+     */
+    reason: "DEPTH" | "RUNS_PER_EVENT";
+    limit: number;
+    /**
+     * how deep the run would have been
+     */
+    depth: number;
+    /**
+     * the event that would have started it
+     */
+    eventId: string;
+    /**
+     * the first event of the chain
+     */
+    originEventId: string;
+    /**
+     * the instances whose events led here, oldest first
+     */
+    chain: string[];
+  };
+  /**
+   * the pattern can match the events of the runs this trigger starts (a loop the limits cut off)
+   */
+  warnings?: {
+    path: string;
+    message: string;
+  }[];
 }
 /**
  * what one event did to one matching trigger: a run started, or why not

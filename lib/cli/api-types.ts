@@ -27,6 +27,7 @@ export type {
   TaskGroup,
   TaskInstance,
   Trigger,
+  TriggerCreated,
   TriggerOutcome,
   WorkflowDetail,
   WorkflowSummary,

@@ -36,7 +36,12 @@ export interface WildcardValue {
  */
 export type Matcher =
   | { exists: boolean }
-  | { test: (v: Scalar) => boolean; wildcard?: WildcardValue };
+  | {
+      test: (v: Scalar) => boolean;
+      wildcard?: WildcardValue;
+      /** Set on an exact-match value (a plain string, number, boolean or null member). */
+      exact?: Scalar;
+    };
 /** One alternative's constraints at a path: leaf matchers, child fields, or (rarely) both. */
 export interface PatternNode {
   leaf?: Matcher[];

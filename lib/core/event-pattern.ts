@@ -158,9 +158,22 @@ export function eventPatternWildcardComplexity(pattern: object): number {
  * @throws Error with the {@link checkEventPattern} sentence when the pattern is invalid.
  */
 export function matchesEventPattern(pattern: object, event: object): boolean {
-  const alternatives = compileOrThrow(pattern);
+  return matchesCompiledPattern(compileOrThrow(pattern), event);
+}
+
+/** {@link matchesEventPattern} for a pattern compiled once with {@link compileEventPattern}. */
+export function matchesCompiledPattern(alternatives: PatternNode[], event: object): boolean {
   const fields = new EventFields(alternatives.flatMap((root) => leaves(root).map((l) => l.name)));
   return alternatives.some((root) => matchNode(root, [event], fields));
+}
+
+/**
+ * The pattern's alternatives with `$or` expanded (event-ruler's compilation): each is one
+ * conjunction of field constraints, and an event matches the pattern when it matches any.
+ * @throws Error `invalid event pattern: ...` as {@link matchesEventPattern}.
+ */
+export function compileEventPattern(pattern: object): PatternNode[] {
+  return compileOrThrow(pattern);
 }
 
 function compileOrThrow(pattern: object): PatternNode[] {
@@ -359,7 +372,7 @@ function compileLeaf(path: string[], values: unknown[]): Matcher[] {
     if (isPlainObject(v)) return compileExpression(path, v);
     if (typeof v === "string") return exactString(v);
     if (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) {
-      return { test: (x) => x === v };
+      return { test: (x) => x === v, exact: v };
     }
     throw new PatternError(
       `${where(path)}match values must be string, number, true, false or null`,
@@ -370,8 +383,11 @@ function compileLeaf(path: string[], values: unknown[]): Matcher[] {
 /** A string equals itself; one that is an IP literal also equals other spellings of that address. */
 function exactString(s: string): Matcher {
   const ip = parseIp(s);
-  if (!ip) return { test: (x) => x === s };
-  return { test: (x) => x === s || (typeof x === "string" && sameIp(parseIp(x), ip)) };
+  if (!ip) return { test: (x) => x === s, exact: s };
+  return {
+    test: (x) => x === s || (typeof x === "string" && sameIp(parseIp(x), ip)),
+    exact: s,
+  };
 }
 
 function compileExpression(path: string[], expr: Record<string, unknown>): Matcher {

@@ -9,6 +9,7 @@
  * Pure: time is an argument.
  */
 import type { InstanceState, TaskState, TaskType } from "./model.js";
+import type { TriggerCause } from "./trigger-cause.js";
 
 /** `source` of every Shoal event (rules match on it). */
 export const EVENT_SOURCE = "shoal";
@@ -18,12 +19,17 @@ export const DETAIL_TYPES = {
   instance: "Shoal Workflow Instance State Change",
   task: "Shoal Task Instance State Change",
   misfire: "Shoal Schedule Misfire",
+  /** A trigger started nothing because the run would have been too deep in a chain (docs/events.md). */
+  triggerLoop: "Shoal Trigger Loop Stopped",
+  /** A trigger refused runs over its rate (at most one event per trigger a minute). */
+  triggerRate: "Shoal Trigger Rate Limited",
 } as const;
 
 /**
  * Shoal's own events that triggers see (on AWS through the bus's trigger rule, in standalone
  * through the in-process bus): instance changes and misfires. Task state-change events are left
- * out: one per finished task would invoke the trigger handler for every task.
+ * out: one per finished task would invoke the trigger handler for every task. So are the trigger
+ * loop and rate events: a trigger reacting to its own refusals would be a loop of its own.
  */
 export const TRIGGER_DETAIL_TYPES: readonly string[] = [
   DETAIL_TYPES.instance,
@@ -46,7 +52,12 @@ export interface StateChangeEvent {
   detailType: (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
   /** When the change happened, epoch ms (the event's `time`). */
   time: number;
-  detail: InstanceStateDetail | TaskStateDetail | MisfireDetail;
+  detail:
+    | InstanceStateDetail
+    | TaskStateDetail
+    | MisfireDetail
+    | TriggerLoopStoppedDetail
+    | TriggerRateLimitedDetail;
 }
 
 /** Detail of "Shoal Workflow Instance State Change" (schema version 1). */
@@ -69,6 +80,11 @@ export interface InstanceStateDetail {
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
+  /**
+   * A run a trigger started (or a sub-workflow of one): its cause, so that a run another trigger
+   * starts from this event is one deeper (lib/core/trigger-events.ts).
+   */
+  trigger?: TriggerCause;
   /** A sub-workflow instance: the instance whose task started it. */
   parentInstanceId?: string;
   /** Why it failed, when the reason is the workflow's own (timeout), not a task's. */
@@ -124,6 +140,7 @@ export interface InstanceChangeSource {
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
+  triggerCause?: TriggerCause;
   parent?: { instanceId: string };
   error?: string;
 }
@@ -153,6 +170,7 @@ export function instanceStateChange(
     scheduleId: inst.scheduleId,
     backfillId: inst.backfillId,
     triggerId: inst.triggerId,
+    trigger: inst.triggerCause,
     parentInstanceId: inst.parent?.instanceId,
     error: inst.error,
     failedTasks: failedTasks.length > 0 ? failedTasks : undefined,
@@ -202,6 +220,83 @@ export function scheduleMisfireEvent(
       nominalTime: new Date(fire.nominalTime).toISOString(),
       outcome: fire.outcome,
       latenessMs: Math.max(0, now - fire.nominalTime),
+    },
+  };
+}
+
+/** Why a trigger started nothing to cut a loop off. */
+export type LoopStopReason = "DEPTH" | "RUNS_PER_EVENT";
+
+/** Detail of "Shoal Trigger Loop Stopped" (schema version 1). */
+export interface TriggerLoopStoppedDetail {
+  schemaVersion: 1;
+  triggerId: string;
+  workflow: string;
+  /** `DEPTH`: the run would be deeper than the limit; `RUNS_PER_EVENT`: the originating event's budget is spent. */
+  reason: LoopStopReason;
+  /** The limit that was reached (depth, or runs per originating event). */
+  limit: number;
+  /** The depth the run would have had. */
+  depth: number;
+  /** The event that would have started the run, and the first event of its chain. */
+  eventId: string;
+  originEventId: string;
+  /** The instances whose events led here, oldest first. */
+  chain: string[];
+}
+
+/** Detail of "Shoal Trigger Rate Limited" (schema version 1). */
+export interface TriggerRateLimitedDetail {
+  schemaVersion: 1;
+  triggerId: string;
+  workflow: string;
+  /** Runs a minute the trigger may start. */
+  limit: number;
+  /** The minute the refusal fell in, ISO-8601. */
+  windowStart: string;
+}
+
+/** "Shoal Trigger Loop Stopped" at `now` (ms). */
+export function triggerLoopStoppedEvent(
+  t: { id: string; workflow: string },
+  stop: { reason: LoopStopReason; limit: number; cause: TriggerCause },
+  now: number,
+): StateChangeEvent {
+  return {
+    source: EVENT_SOURCE,
+    detailType: DETAIL_TYPES.triggerLoop,
+    time: now,
+    detail: {
+      schemaVersion: SCHEMA_VERSION,
+      triggerId: t.id,
+      workflow: t.workflow,
+      reason: stop.reason,
+      limit: stop.limit,
+      depth: stop.cause.depth,
+      eventId: stop.cause.eventId,
+      originEventId: stop.cause.originEventId,
+      chain: stop.cause.chain,
+    },
+  };
+}
+
+/** "Shoal Trigger Rate Limited" for the window starting at `windowStart`, at `now` (ms). */
+export function triggerRateLimitedEvent(
+  t: { id: string; workflow: string },
+  limit: number,
+  windowStart: number,
+  now: number,
+): StateChangeEvent {
+  return {
+    source: EVENT_SOURCE,
+    detailType: DETAIL_TYPES.triggerRate,
+    time: now,
+    detail: {
+      schemaVersion: SCHEMA_VERSION,
+      triggerId: t.id,
+      workflow: t.workflow,
+      limit,
+      windowStart: new Date(windowStart).toISOString(),
     },
   };
 }

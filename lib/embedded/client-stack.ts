@@ -13,6 +13,8 @@
  * emulators.
  */
 
+import { yieldIfBusy } from "./event-loop-share.js";
+
 /** The SDK's middleware steps, in the order a request passes them. */
 export type Step = "initialize" | "serialize" | "build" | "finalizeRequest" | "deserialize";
 
@@ -153,6 +155,9 @@ export abstract class EmbeddedClient {
    */
   // biome-ignore lint/suspicious/noExplicitAny: outputs are typed by the command, as in the SDK
   async send(command: EmbeddedCommand, options?: SendOptions): Promise<any> {
+    // A turn of the event loop now and then, or a busy stream of calls starves its I/O.
+    const turn = yieldIfBusy();
+    if (turn) await turn;
     const commandName = command.constructor.name;
     const handler = this.middlewareStack.resolve(
       async (args) => {

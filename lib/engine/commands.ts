@@ -88,6 +88,7 @@ export type RunOrigin = { commandType: "SCHEDULED" | "BACKFILL" | "START_WORKFLO
   | "scheduleId"
   | "backfillId"
   | "triggerId"
+  | "triggerCause"
   | "notBefore"
   | "parent"
   | "depth"
@@ -118,6 +119,7 @@ export function startCommand(
     ...(origin.scheduleId ? { scheduleId: origin.scheduleId } : {}),
     ...(origin.backfillId ? { backfillId: origin.backfillId } : {}),
     ...(origin.triggerId ? { triggerId: origin.triggerId } : {}),
+    ...(origin.triggerCause ? { triggerCause: origin.triggerCause } : {}),
     ...(origin.notBefore !== undefined ? { notBefore: origin.notBefore } : {}),
   };
 }

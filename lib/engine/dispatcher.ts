@@ -253,6 +253,7 @@ export class Dispatcher {
         ...(cmd.scheduleId ? { scheduleId: cmd.scheduleId } : {}),
         ...(cmd.backfillId ? { backfillId: cmd.backfillId } : {}),
         ...(cmd.triggerId ? { triggerId: cmd.triggerId } : {}),
+        ...(cmd.triggerCause ? { triggerCause: cmd.triggerCause } : {}),
         ...(cmd.parent ? { parent: cmd.parent } : {}),
         ...(cmd.depth ? { depth: cmd.depth } : {}),
         runType: runTypeOf(cmd),

@@ -285,6 +285,8 @@ async function runSubWorkflow(
       commandType: "START_WORKFLOW",
       parent: { instanceId: inst.instanceId, code: task.code, attempt: order.attempt },
       depth,
+      // Part of the same run: its events carry the trigger chain on (lib/core/trigger-events.ts).
+      ...(inst.triggerCause ? { triggerCause: inst.triggerCause } : {}),
       ...(inst.scheduleTime !== undefined ? { scheduleTime: inst.scheduleTime } : {}),
       // The child's dates are the parent's: same nominal time, same zone.
       timezone: zoneOf(inst),

@@ -12,6 +12,11 @@ export class HttpStateChangePublisher implements StateChangePublisher {
     private readonly opts: {
       /** The standalone's API, e.g. `http://localhost:8080`. */
       url: string;
+      /**
+       * The standalone's relay token (its endpoints.env): without it `POST /v1/events` refuses
+       * entries with source `shoal`, which all of these are.
+       */
+      relayToken?: string;
       log?: (msg: string, fields?: Record<string, unknown>) => void;
     },
   ) {}
@@ -22,7 +27,10 @@ export class HttpStateChangePublisher implements StateChangePublisher {
       try {
         const res = await fetch(`${this.opts.url.replace(/\/+$/, "")}/v1/events`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: {
+            "content-type": "application/json",
+            ...(this.opts.relayToken ? { "x-shoal-relay": this.opts.relayToken } : {}),
+          },
           body: JSON.stringify({ Entries: entries }),
           signal: AbortSignal.timeout(10_000),
         });

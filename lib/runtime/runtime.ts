@@ -188,6 +188,10 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
       ...(config.ecsWorkerGroup ? { ecsWorkerGroup: config.ecsWorkerGroup } : {}),
       // `alerts` of GET /v1/instances/{id} (deliveries live in the timers table).
       alerts: new DynamoDeliveries(clients.dynamo, config.tables.timers),
+      // Trigger delivery (lib/api/trigger-delivery.ts): its loop and rate events, its limits.
+      ...(stateChanges ? { stateChanges } : {}),
+      triggerLimits: config.triggerLimits,
+      ...(config.eventsRelayToken ? { eventsRelayToken: config.eventsRelayToken } : {}),
     },
     scheduling,
     scheduleSweeper: (owner, sweepMs, lookaheadMs = 0, leaseMs = Math.max(3 * sweepMs, 3_000)) =>

@@ -28,6 +28,8 @@ export function banner(b: {
   backend?: "embedded" | "emulators";
   /** The other backend, when the data dir holds only its data (storage-backend.ts). */
   otherBackend?: "embedded" | "emulators";
+  /** `--no-triggers`: how many triggers it set OFFLINE. */
+  triggersOffline?: number;
 }): string {
   const inCwd = relative(b.cwd, b.dataDir);
   const dirArg =
@@ -56,6 +58,11 @@ export function banner(b: {
       : "  retention everything kept (--keep-all)",
     `  env file  ${b.envFile} (read by 'shoal worker${dirArg}' and 'shoal sweeper${dirArg}')`,
     ...(b.secretsFile ? [`  secrets   ${b.secretsFile} (and SHOAL_SECRET_* variables)`] : []),
+    ...(b.triggersOffline !== undefined
+      ? [
+          `  triggers  all OFFLINE (--no-triggers; ${b.triggersOffline} ${b.triggersOffline === 1 ? "was" : "were"} online): npx shoal triggers${endpointArg}, then npx shoal trigger online ID${endpointArg}`,
+        ]
+      : []),
     ...(b.examples.length ? [`  examples  ${b.examples.join(", ")}`] : []),
     "",
     ...(b.examples.some((e) => e.startsWith("etl-report "))

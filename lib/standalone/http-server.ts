@@ -14,7 +14,7 @@ import type { Socket } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { MAX_BODY_BYTES } from "../api/http.js";
 import { createLog, type Log } from "../runtime/log.js";
-import { Admission, answerOverloaded, isRead } from "./admission.js";
+import { Admission, answerOverloaded, kindOf } from "./admission.js";
 import type { ConsoleHandler } from "./console-files.js";
 import { httpApiEvent } from "./lambda-events.js";
 
@@ -161,8 +161,8 @@ export async function startHttpServer(
   server.on("request", async (req, res) => {
     responses.set(req.socket, res);
     // Over its bound, a request is refused at once (503, Retry-After) rather than queued.
-    const release = admission.enter(req.method);
-    if (!release) return answerOverloaded(res, admission, isRead(req.method));
+    const release = admission.enter(req.method, req.url);
+    if (!release) return answerOverloaded(res, admission, kindOf(req.method, req.url));
     res.once("close", release);
     if (!targetOf(req)) {
       log("http: bad request target", { method: req.method, target: req.url?.slice(0, 200) });

@@ -36,6 +36,7 @@ export interface RetentionDeps {
     | "deleteOrphanedAttempts"
     | "deleteExpiredFires"
     | "deleteDoneCommands"
+    | "deleteExpiredTriggerCounters"
     | "instanceExists"
   >;
   /** Alert delivery records (timers table); absent: left alone. */
@@ -54,6 +55,8 @@ export interface RetentionSweep {
   tasks: number;
   fires: number;
   commands: number;
+  /** Expired loop and rate counters of triggers (lib/store/dynamo-triggers.ts). */
+  triggerCounters: number;
   /** Log and work directories of instances that were already gone. */
   orphanDirs: number;
   /** Alert delivery records (only when `deliveries` is given). */
@@ -145,16 +148,18 @@ export async function sweepRetention(deps: RetentionDeps): Promise<RetentionSwee
     now - deps.retentionDays * 86_400_000,
     SWEEP_LIMIT,
   );
+  const triggerCounters = await deps.expired.deleteExpiredTriggerCounters(now, SWEEP_LIMIT);
   const orphanDirs = await sweepOrphanDirs(deps, now);
   const swept = {
     instances,
     tasks,
     fires,
     commands,
+    triggerCounters,
     orphanDirs,
     ...(deps.deliveries ? { alerts } : {}),
   };
-  if (instances + tasks + fires + commands + orphanDirs + alerts > 0) {
+  if (instances + tasks + fires + commands + triggerCounters + orphanDirs + alerts > 0) {
     deps.log?.("standalone: retention sweep deleted expired items", { ...swept });
   }
   return swept;

@@ -37,7 +37,13 @@ export async function runSweeperProcess(opts: {
     clients,
     log,
     ...(standalone && !config.eventBus
-      ? { stateChanges: new HttpStateChangePublisher({ url: standalone, log }) }
+      ? {
+          stateChanges: new HttpStateChangePublisher({
+            url: standalone,
+            log,
+            ...(config.eventsRelayToken ? { relayToken: config.eventsRelayToken } : {}),
+          }),
+        }
       : {}),
     ...autoCreatedQueues(config, clients.sqs),
   });

@@ -35,7 +35,7 @@ export interface ExpiredInstance {
   workflow: string;
 }
 
-type Logical = "instances" | "tasks" | "fires" | "commands";
+type Logical = "instances" | "tasks" | "fires" | "commands" | "triggers";
 
 /** A condition or filter expression with its attribute names and values. */
 interface Condition {
@@ -64,6 +64,7 @@ export class DynamoExpiredItems {
       tasks: string;
       fires: string;
       commands: string;
+      triggers: string;
     },
   ) {}
 
@@ -266,6 +267,27 @@ export class DynamoExpiredItems {
       },
       () => n >= limit,
       ["instanceId"],
+    );
+    return n;
+  }
+
+  /**
+   * Deletes up to `limit` of the triggers' loop and rate counters (lib/store/dynamo-triggers.ts)
+   * whose TTL attribute passed at `nowMs`; triggers themselves carry none.
+   * @returns how many were deleted.
+   */
+  async deleteExpiredTriggerCounters(nowMs: number, limit: number): Promise<number> {
+    let n = 0;
+    await this.scanPages(
+      "triggers",
+      this.expiredFilter(nowMs),
+      async (items) => {
+        for (const key of items) {
+          if (n >= limit) return;
+          if (await this.deleteIfExpired("triggers", key, nowMs)) n++;
+        }
+      },
+      () => n >= limit,
     );
     return n;
   }

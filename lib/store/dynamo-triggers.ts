@@ -3,23 +3,36 @@
  * `createdKey` = `<createdAt, 15 digits>#<id>` for the `byList` index (set by the store, stripped
  * on read). `lastFiredAt` only moves through markFired, a conditional UpdateItem on its previous
  * value: that is the debounce claim, so two events racing past the same last fire start one run.
+ *
+ * The same table holds the counters that limit loops and storms (lib/core/trigger-events.ts),
+ * outside the index (no `listKey`) and expiring through DynamoDB TTL (`expiresAt`, epoch s):
+ * `~rate#<trigger id>#<window start ms>` counts a trigger's runs in one minute, and
+ * `~origin#<event id>` the runs one originating event led to. Each is taken with one
+ * `ADD runs :1` conditioned on `runs < limit`, so concurrent deliveries never overshoot.
  */
 import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { INDEX } from "../aws/resources.js";
+import { INDEX, TTL_ATTRIBUTE } from "../aws/resources.js";
+import type { ReleaseState } from "../core/model.js";
 import {
   conditional,
   getConsistent,
   type Item,
+  isConditionFailure,
   newestFirst,
   putIfAbsent,
   strip,
   timeKey,
 } from "./dynamo-common.js";
 import type { Page } from "./records.js";
-import type { TriggerRecord, TriggerStore } from "./triggers.js";
+import type { LoopStopRecord, TriggerRecord, TriggerStore } from "./triggers.js";
 
 const LIST_KEY = "T";
-const INDEX_ATTRS = ["listKey", "createdKey"];
+/** Attributes of the store's own, stripped on read (`refusedWindow`: see recordRefusal). */
+const INDEX_ATTRS = ["listKey", "createdKey", "refusedWindow"];
+/** A rate window's counter outlives the window by this much, s (TTL deletes it within days). */
+const RATE_COUNTER_TTL_S = 3_600;
+/** An originating event's counter is kept this long, s: chains of long runs outlast a day. */
+const ORIGIN_COUNTER_TTL_S = 7 * 86_400;
 
 const record = (i: Item) => strip<TriggerRecord>(i, ...INDEX_ATTRS);
 
@@ -107,6 +120,94 @@ export class DynamoTriggers implements TriggerStore {
             ":f": firedAt,
             ...(first ? {} : { ":prev": expectedLastFiredAt }),
           },
+        }),
+      ),
+    );
+  }
+
+  async setTriggerState(id: string, state: ReleaseState): Promise<TriggerRecord | undefined> {
+    try {
+      const r = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: "SET #s = :s",
+          // listKey: a trigger, never a counter item.
+          ConditionExpression: "attribute_exists(listKey)",
+          ExpressionAttributeNames: { "#s": "state" },
+          ExpressionAttributeValues: { ":s": state },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return r.Attributes ? record(r.Attributes) : undefined;
+    } catch (e) {
+      if (isConditionFailure(e)) return undefined;
+      throw e;
+    }
+  }
+
+  takeRateSlot(id: string, windowStart: number, limit: number): Promise<boolean> {
+    return this.takeCounter(
+      `~rate#${id}#${windowStart}`,
+      limit,
+      Math.floor(windowStart / 1000) + 60 + RATE_COUNTER_TTL_S,
+    );
+  }
+
+  async recordRefusal(id: string, windowStart: number, at: number): Promise<boolean> {
+    try {
+      const r = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          // refusedWindow: the window of the last refusal; the one write that moves it is the
+          // window's first refusal, which the caller publishes an event for.
+          UpdateExpression: "ADD refusedRuns :one SET lastRefusedAt = :at, refusedWindow = :w",
+          ConditionExpression: "attribute_exists(listKey)",
+          ExpressionAttributeValues: { ":one": 1, ":at": at, ":w": windowStart },
+          ReturnValues: "UPDATED_OLD",
+        }),
+      );
+      return r.Attributes?.refusedWindow !== windowStart;
+    } catch (e) {
+      if (isConditionFailure(e)) return false;
+      throw e;
+    }
+  }
+
+  takeOriginRun(originEventId: string, limit: number, now: number): Promise<boolean> {
+    return this.takeCounter(
+      `~origin#${originEventId}`,
+      limit,
+      Math.floor(now / 1000) + ORIGIN_COUNTER_TTL_S,
+    );
+  }
+
+  async recordLoopStop(id: string, stop: LoopStopRecord): Promise<void> {
+    await conditional(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: "ADD loopStops :one SET lastLoopStop = :s",
+          ConditionExpression: "attribute_exists(listKey)",
+          ExpressionAttributeValues: { ":one": 1, ":s": stop },
+        }),
+      ),
+    );
+  }
+
+  /** One `ADD runs :1` on a counter item, conditioned on `runs < limit`. */
+  private takeCounter(id: string, limit: number, expiresAtSeconds: number): Promise<boolean> {
+    return conditional(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: "ADD runs :one SET #ttl = :exp",
+          ConditionExpression: "attribute_not_exists(runs) OR runs < :limit",
+          ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ":one": 1, ":limit": limit, ":exp": expiresAtSeconds },
         }),
       ),
     );

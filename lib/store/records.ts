@@ -18,6 +18,7 @@ import type {
 } from "../core/model.js";
 import type { Progress } from "../core/progress.js";
 import type { RunType } from "../core/run-type.js";
+import type { TriggerCause } from "../core/trigger-cause.js";
 
 /** The head item of a workflow: its latest version and release state. */
 export interface WorkflowHead {
@@ -71,6 +72,11 @@ export interface CommandRecord {
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
+  /**
+   * A run a trigger started, or a sub-workflow of one: the chain it belongs to
+   * (lib/core/trigger-cause.ts), published as its instance events' `detail.trigger`.
+   */
+  triggerCause?: TriggerCause;
   /** Not to be started before this, epoch ms (a fire signalled ahead of its nominal time). */
   notBefore?: number;
   createdAt: number;
@@ -113,6 +119,11 @@ export interface InstanceRecord {
   scheduleId?: string;
   backfillId?: string;
   triggerId?: string;
+  /**
+   * A run a trigger started, or a sub-workflow of one: the chain it belongs to
+   * (lib/core/trigger-cause.ts), published as its instance events' `detail.trigger`.
+   */
+  triggerCause?: TriggerCause;
   /**
    * What started it (lib/core/run-type.ts), written with the first write and never changed;
    * absent on items written before it existed. Stored (not derived) so the list indexes can

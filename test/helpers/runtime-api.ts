@@ -13,19 +13,20 @@ export interface ApiAnswer {
   body: any;
 }
 
-/** Calls `method path` with a JSON `body` on the runtime's API. */
+/** Calls `method path` with a JSON `body` (and extra `headers`) on the runtime's API. */
 export async function callApi(
   api: ApiDeps,
   method: string,
   path: string,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<ApiAnswer> {
   const res = await handleApiRequest(
     api,
     httpApiEvent({
       method,
       path,
-      headers: { "content-type": "application/json", "user-agent": "test" },
+      headers: { "content-type": "application/json", "user-agent": "test", ...headers },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       requestId: "r",
       timeEpoch: 0,

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { deliverTriggerEvent } from "../../lib/api/triggers.js";
+import { deliverTriggerEvent } from "../../lib/api/trigger-delivery.js";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { useTestAws } from "../helpers/aws-env.js";
 

@@ -34,11 +34,24 @@ describe("Admission", () => {
     expect(a.stats()).toEqual({
       readsInFlight: 3,
       writesInFlight: 1,
+      eventsInFlight: 0,
       refusedReads: 1,
       refusedWrites: 1,
+      refusedEvents: 0,
     });
     expect(a.enter("POST")).toBeTypeOf("function");
     expect(a.enter("POST")).toBeUndefined();
+  });
+
+  it("gives POST /v1/events its own small bound: a flood of events leaves the writes' places alone", () => {
+    const a = new Admission({ maxWrites: 2, maxEvents: 2 });
+    expect(a.enter("POST", "/v1/events")).toBeTypeOf("function");
+    expect(a.enter("POST", "/v1/events?x=1")).toBeTypeOf("function");
+    expect(a.enter("POST", "/v1/events")).toBeUndefined();
+    expect(a.enter("POST", "/v1/workflows/w/runs")).toBeTypeOf("function");
+    expect(a.enter("DELETE", "/v1/triggers/t")).toBeTypeOf("function");
+    expect(a.enter("GET", "/v1/events/recent")).toBeTypeOf("function");
+    expect(a.stats()).toMatchObject({ eventsInFlight: 2, writesInFlight: 2, refusedEvents: 1 });
   });
 
   it("classifies methods and refuses bounds that are not whole numbers ≥ 1", () => {

@@ -14,7 +14,8 @@ import type {
 } from "../../lib/api/present.js";
 import type { scheduleView } from "../../lib/api/schedules.js";
 import type { TaskGroupView } from "../../lib/api/task-groups.js";
-import type { TriggerOutcome, triggerView } from "../../lib/api/triggers.js";
+import type { TriggerOutcome } from "../../lib/api/trigger-delivery.js";
+import type { triggerView } from "../../lib/api/triggers.js";
 import type * as api from "../../lib/cli/api-types.generated.js";
 import type { Explanation } from "../../lib/core/explain-facts.js";
 import type { Rendered, TaskRendering } from "../../lib/tasks/render-task.js";

@@ -35,6 +35,7 @@ const OPTIONS: ShoalProps = {
   instanceRetentionDays: 30,
   workerConcurrency: { HIGHEST: 200, HIGH: 150, MEDIUM: 100 },
   workerBatchSize: 10,
+  triggerLimits: { maxDepth: 5, maxRunsPerEvent: 50, maxRunsPerMinute: 600 },
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON.
@@ -52,6 +53,35 @@ describe("ShoalStack with every option", () => {
     Aspects.of(app).add(new AwsSolutionsChecks());
     t = Template.fromStack(stack);
   }, 120_000);
+
+  it("gives the functions the trigger limits, lets the trigger and API functions publish their loop and rate events, and alarms on a stopped loop", () => {
+    const trigger = of("AWS::Lambda::Function").find(
+      ([, r]) => r.Properties.FunctionName === "o-trigger",
+    );
+    expect(trigger?.[1].Properties.Environment.Variables).toMatchObject({
+      [ENV.triggerMaxDepth]: "5",
+      [ENV.triggerMaxRunsPerEvent]: "50",
+      [ENV.triggerMaxRunsPerMinute]: "600",
+    });
+    // Policies and the managed overflow policies CDK splits a large one into.
+    const putters = [...of("AWS::IAM::Policy"), ...of("AWS::IAM::ManagedPolicy")]
+      .filter(([, r]) => JSON.stringify(r.Properties).includes('"events:PutEvents"'))
+      .map(([, r]) => JSON.stringify(r.Properties.Roles));
+    for (const fn of ["Fntrigger", "Fnapi"]) {
+      expect(
+        putters.some((roles) => roles.includes(fn)),
+        fn,
+      ).toBe(true);
+    }
+    t.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: METRICS.triggerLoopsStopped,
+      Namespace: METRICS.namespace,
+      Threshold: 0,
+    });
+    expect(
+      () => new ShoalStack(new App(), "BadLimits", { shoal: { triggerLimits: { maxDepth: 0 } } }),
+    ).toThrow("triggerLimits.maxDepth must be an integer from 1 to 100, got 0");
+  });
 
   it("runs `shoal worker` on ECS Fargate arm64 with the functions' environment", () => {
     t.hasResourceProperties("AWS::ECS::Cluster", {
@@ -252,6 +282,9 @@ describe("ShoalStack with every option", () => {
       "ApproximateAgeOfOldestMessage",
       "WriteThrottleEvents",
       "5xx",
+      METRICS.triggerRuns,
+      METRICS.triggerRunsRefused,
+      METRICS.triggerLoopsStopped,
     ]) {
       expect(body).toContain(s);
     }
@@ -280,8 +313,8 @@ describe("ShoalStack with every option", () => {
     const operational = of("AWS::CloudWatch::Alarm").filter(
       ([, a]) => !String(a.Properties.AlarmDescription).startsWith("ECS workers"),
     );
-    // DLQs (events, signals, two groups of five tiers), five functions, lateness.
-    expect(operational).toHaveLength(2 + 2 * PRIORITIES.length + 5 + 1);
+    // DLQs (events, signals, two groups of five tiers), five functions, lateness, trigger loops.
+    expect(operational).toHaveLength(2 + 2 * PRIORITIES.length + 5 + 1 + 1);
     for (const [, a] of operational) expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
   });
 
@@ -350,8 +383,9 @@ describe("ShoalStack with every option", () => {
         [s.Action].flat().includes("events:PutEvents"),
       ),
     );
-    // Only the publishers: dispatcher (instance and task events) and sweeper (misfires).
-    expect(busGrants).toHaveLength(2);
+    // Only the publishers: dispatcher (instance and task events), sweeper (misfires), and the
+    // API and trigger functions (the triggers' loop and rate events).
+    expect(busGrants).toHaveLength(4);
   });
 
   it("outputs what `shoal config from-stack` reads", () => {

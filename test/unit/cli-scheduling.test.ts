@@ -667,7 +667,10 @@ function trigger(fields: Partial<Trigger> = {}): Trigger {
     eventPattern: { source: ["com.example.orders"], "detail-type": ["OrderPlaced"] },
     params: { order: "$.detail.id" },
     debounceSeconds: 0,
+    state: "ONLINE",
     createdAt: T0,
+    refusedRuns: 0,
+    loopStops: 0,
     ...fields,
   };
 }

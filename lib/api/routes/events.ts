@@ -13,6 +13,17 @@ import {
 import { page, ref, str } from "../schemas/common.js";
 import * as tr from "../triggers.js";
 
+/** `POST /v1/triggers/{id}/online|offline`. */
+const triggerState = (state: "online" | "offline", operationId: string): Route =>
+  route({
+    method: "POST",
+    path: `/v1/triggers/{id}/${state}`,
+    operationId,
+    summary: `set the trigger ${state.toUpperCase()} (${state === "online" ? "matching events start runs" : "it starts nothing"})`,
+    responses: { 200: answer("the trigger", "Trigger"), 404: failure("no such trigger") },
+    handler: (d, p) => tr.setTriggerState(d, p.id, state === "online" ? "ONLINE" : "OFFLINE"),
+  });
+
 export const EVENT_ROUTES: readonly Route[] = [
   route({
     method: "POST",
@@ -21,7 +32,10 @@ export const EVENT_ROUTES: readonly Route[] = [
     summary: "start a workflow when an event matches an EventBridge pattern",
     body: { schema: ref("TriggerBody"), required: true },
     responses: {
-      201: answer("created", "Trigger"),
+      201: answer(
+        "created, with warnings when the pattern can match its own runs",
+        "TriggerCreated",
+      ),
       ...bodyFailures("invalid pattern, path or body, or no such workflow"),
     },
     handler: (d, _p, e) => tr.createTrigger(d, e),
@@ -41,6 +55,8 @@ export const EVENT_ROUTES: readonly Route[] = [
     responses: { 200: answer("the trigger", "Trigger"), 404: failure("no such trigger") },
     handler: (d, p) => tr.getTrigger(d, p.id),
   }),
+  triggerState("online", "triggerOnline"),
+  triggerState("offline", "triggerOffline"),
   route({
     method: "DELETE",
     path: "/v1/triggers/{id}",
@@ -52,7 +68,8 @@ export const EVENT_ROUTES: readonly Route[] = [
     method: "POST",
     path: "/v1/events",
     operationId: "putEvents",
-    summary: "standalone: deliver PutEvents-shaped entries to the triggers",
+    summary:
+      "deliver PutEvents-shaped entries to the triggers (Source 'shoal' is refused: only Shoal publishes its own events)",
     body: { schema: ref("PutEventsBody"), required: true },
     responses: {
       200: answer("the event ids and the runs each started", "PutEventsResult"),

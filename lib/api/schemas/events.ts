@@ -3,25 +3,88 @@
  * from their zod validators; answers as triggerView, putEvents and recentEvents build them.
  */
 import { eventsSchema, triggerSchema } from "../triggers.js";
-import { described, fieldsOf, iso, type JsonSchema, object, ref, schemaOf, str } from "./common.js";
+import {
+  described,
+  enumOf,
+  fieldsOf,
+  int,
+  iso,
+  type JsonSchema,
+  object,
+  ref,
+  schemaOf,
+  str,
+} from "./common.js";
+
+const TRIGGER_REQUIRED = [
+  "id",
+  "workflow",
+  "eventPattern",
+  "params",
+  "debounceSeconds",
+  "state",
+  "createdAt",
+  "refusedRuns",
+  "loopStops",
+];
+
+const triggerFields = (): Record<string, JsonSchema> => ({
+  id: str,
+  ...fieldsOf(triggerSchema),
+  state: enumOf(["ONLINE", "OFFLINE"], "OFFLINE: matching events start nothing"),
+  createdAt: iso,
+  lastFiredAt: described(iso, "when a matching event last started a run"),
+  refusedRuns: described(int, "runs refused over the rate limit (runs a minute), in all"),
+  lastRefusedAt: described(iso, "when a run was last refused over the rate limit"),
+  loopStops: described(int, "runs not started to cut a trigger loop off, in all"),
+  lastLoopStop: described(
+    object(
+      {
+        at: iso,
+        reason: enumOf(
+          ["DEPTH", "RUNS_PER_EVENT"],
+          "DEPTH: the run would have been deeper than the limit; RUNS_PER_EVENT: its originating event led to the most runs allowed",
+        ),
+        limit: int,
+        depth: described(int, "how deep the run would have been"),
+        eventId: described(str, "the event that would have started it"),
+        originEventId: described(str, "the first event of the chain"),
+        chain: described(
+          { type: "array", items: str },
+          "the instances whose events led here, oldest first",
+        ),
+      },
+      ["at", "reason", "limit", "depth", "eventId", "originEventId", "chain"],
+    ),
+    "the last loop stop (docs/events.md)",
+  ),
+});
 
 const trigger = (): JsonSchema =>
-  object(
-    {
-      id: str,
-      ...fieldsOf(triggerSchema),
-      createdAt: iso,
-      lastFiredAt: described(iso, "when a matching event last started a run"),
-    },
-    ["id", "workflow", "eventPattern", "params", "debounceSeconds", "createdAt"],
-    { description: "events matching eventPattern start a run of workflow" },
-  );
+  object(triggerFields(), TRIGGER_REQUIRED, {
+    description:
+      "events matching eventPattern start a run of workflow; refusedRuns and loopStops count what its limits refused",
+  });
 
 /** Component schemas of the trigger and event endpoints, by name. */
 export function eventSchemas(): Record<string, JsonSchema> {
   return {
     TriggerBody: schemaOf(triggerSchema),
     Trigger: trigger(),
+    TriggerCreated: object(
+      {
+        ...triggerFields(),
+        warnings: described(
+          {
+            type: "array",
+            items: object({ path: str, message: str }, ["path", "message"]),
+          },
+          "the pattern can match the events of the runs this trigger starts (a loop the limits cut off)",
+        ),
+      },
+      TRIGGER_REQUIRED,
+      { description: "the Trigger created, with warnings about its pattern" },
+    ),
     TriggerOutcome: object(
       {
         triggerId: str,

@@ -143,6 +143,10 @@ export function registerServers(program: Command, _ctx: CliContext): void {
     )
     .option("--keep-all", "never delete finished instances (same as --retention-days 0)")
     .option(
+      "--no-triggers",
+      "set every event trigger OFFLINE before anything runs (to repair a bad trigger after a crash; shoal trigger online ID brings one back)",
+    )
+    .option(
       "--secrets-file <path>",
       "YAML/JSON map of secret name: value, read by tasks' secret references; mode 0600 (docs/secrets.md); default $SHOAL_SECRETS_FILE, else ~/.config/shoal/secrets.yaml if it exists",
     )
@@ -159,6 +163,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         scheduler: boolean;
         retentionDays?: number;
         keepAll?: boolean;
+        triggers: boolean;
         alerts?: string;
         secretsFile?: string;
         backend?: BackendKind;
@@ -190,6 +195,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
           workers: opts.workers,
           examples: opts.examples,
           scheduler: opts.scheduler,
+          triggers: opts.triggers,
           backend,
           retentionDays,
           ...(alerts ? { alerts } : {}),

@@ -1,5 +1,5 @@
 /**
- * `shoal triggers`, `shoal trigger create|get|delete` and `shoal events put`: event triggers
+ * `shoal triggers`, `shoal trigger create|get|online|offline|delete` and `shoal events put`: event triggers
  * start a workflow run for each event matching an EventBridge event pattern, with parameters
  * taken from the event by JSONPath (lib/api/triggers.ts). `events put` sends one event the way
  * EventBridge PutEvents does (`POST /v1/events`, standalone's stand-in for the bus). Patterns
@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { checkEventPattern } from "../../core/event-pattern.js";
 import { checkJsonPath } from "../../core/json-path.js";
-import type { PutEventsResult, Trigger, TriggerOutcome } from "../api-types.js";
+import type { PutEventsResult, Trigger, TriggerCreated, TriggerOutcome } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { EXIT, UsageError } from "../errors.js";
 import { formatTime, oneLine, toJson } from "../format.js";
@@ -23,6 +23,7 @@ interface CreateOptions {
   pattern: string;
   param?: Record<string, string>;
   debounce?: number;
+  offline?: boolean;
 }
 
 interface PutOptions {
@@ -56,21 +57,32 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
       const items = await ctx.api().getAll<Trigger>("/v1/triggers");
       printList(ctx, items, opts.output, {
         empty: "no triggers (create one with: shoal trigger create WORKFLOW --pattern JSON)",
-        headers: ["ID", "WORKFLOW", "PATTERN", "PARAMS", "DEBOUNCE", "LAST FIRED"],
+        headers: [
+          "ID",
+          "WORKFLOW",
+          "STATE",
+          "PATTERN",
+          "PARAMS",
+          "DEBOUNCE",
+          "LAST FIRED",
+          "REFUSED",
+        ],
         row: (t) => [
           t.id,
           t.workflow,
+          t.state,
           oneLine(JSON.stringify(t.eventPattern), 60),
           formatParams(t.params) ?? "-",
           t.debounceSeconds > 0 ? `${t.debounceSeconds}s` : "-",
           formatTime(t.lastFiredAt),
+          refusals(t),
         ],
       });
     });
 
   const trigger = program
     .command("trigger")
-    .description("create, show or delete one event trigger");
+    .description("create, show, put online or offline, or delete one event trigger");
 
   trigger
     .command("create")
@@ -87,6 +99,7 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
       "start nothing for matches within this long of the last run (0..86400, default 0)",
       intIn(0, 86_400),
     )
+    .option("--offline", "create it OFFLINE (start it later with: shoal trigger online ID)")
     .action(async (workflow: string, opts: CreateOptions) => {
       const pattern = await readJsonObject("--pattern", opts.pattern);
       const problem = checkEventPattern(pattern);
@@ -98,8 +111,12 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
       const body: Record<string, unknown> = { workflow, eventPattern: pattern };
       if (opts.param) body.params = opts.param;
       if (opts.debounce !== undefined) body.debounceSeconds = opts.debounce;
-      const res = await ctx.api().post<Trigger>("/v1/triggers", body, TRIGGER_FLAGS);
+      if (opts.offline) body.state = "OFFLINE";
+      const res = await ctx.api().post<TriggerCreated>("/v1/triggers", body, TRIGGER_FLAGS);
       ctx.out(res.body.id);
+      for (const w of res.body.warnings ?? []) {
+        ctx.io.stderr.write(`warning: ${w.path ? `${w.path}: ` : ""}${w.message}\n`);
+      }
     });
 
   trigger
@@ -115,6 +132,21 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
       }
       for (const line of describeTrigger(t)) ctx.out(line);
     });
+
+  for (const state of ["online", "offline"] as const) {
+    trigger
+      .command(state)
+      .description(
+        state === "online"
+          ? "put a trigger ONLINE: matching events start runs again"
+          : "put a trigger OFFLINE: it starts nothing (runs it started go on)",
+      )
+      .argument("<id>", "trigger id")
+      .action(async (id: string) => {
+        const res = await ctx.api().post<Trigger>(`/v1/triggers/${seg(id)}/${state}`);
+        ctx.out(`${res.body.id} ${res.body.state}`);
+      });
+  }
 
   trigger
     .command("delete")
@@ -216,15 +248,44 @@ function outcome(t: TriggerOutcome): string {
   return `skipped: ${t.skipped ?? "no run started"}`;
 }
 
+/** The REFUSED column: runs refused over the rate limit, and loops stopped. */
+function refusals(t: Trigger): string {
+  const parts = [
+    ...(t.refusedRuns > 0 ? [`${t.refusedRuns} over rate`] : []),
+    ...(t.loopStops > 0 ? [`${t.loopStops} loop`] : []),
+  ];
+  return parts.length > 0 ? parts.join(", ") : "-";
+}
+
+/** The `loop stopped` line of `shoal trigger get`. */
+function loopStopLine(t: Trigger): string | undefined {
+  const s = t.lastLoopStop;
+  if (!s) return undefined;
+  const why =
+    s.reason === "DEPTH"
+      ? `a run ${s.depth} triggers deep (limit ${s.limit})`
+      : `event ${s.originEventId} had led to ${s.limit} runs (the limit)`;
+  const chain = s.chain.length > 0 ? `; chain ${s.chain.join(" → ")}` : "";
+  return `${t.loopStops} time${t.loopStops === 1 ? "" : "s"}, last ${formatTime(s.at)}: ${why}${chain}`;
+}
+
 /** The text form of `shoal trigger get`: `label: value` lines, then the pattern as JSON. */
 export function describeTrigger(t: Trigger): string[] {
   const lines = labelled([
     ["id", t.id],
     ["workflow", t.workflow],
+    ["state", t.state],
     ["params", formatParams(t.params)],
     ["debounce", t.debounceSeconds > 0 ? `${t.debounceSeconds}s` : "off"],
     ["created", formatTime(t.createdAt)],
     ["last fired", t.lastFiredAt === undefined ? undefined : formatTime(t.lastFiredAt)],
+    [
+      "refused",
+      t.refusedRuns > 0
+        ? `${t.refusedRuns} run${t.refusedRuns === 1 ? "" : "s"} over the rate limit, last ${formatTime(t.lastRefusedAt)}`
+        : undefined,
+    ],
+    ["loop stopped", loopStopLine(t)],
   ]);
   // Patterns nest: printed whole and indented rather than squeezed onto one line.
   lines.push(
