@@ -114,16 +114,10 @@ export function normalizeHostName(name: string): string {
  * @throws RangeError naming `source` and the name when one is not a host name.
  */
 export function parseAllowedHosts(value: string | undefined, source: string): string[] {
-  const out: string[] = [];
-  for (const part of (value ?? "").split(",")) {
-    if (part.trim() === "") continue;
-    try {
-      out.push(normalizeHostName(part));
-    } catch (e) {
-      throw new RangeError(`${source}: ${(e as Error).message}`);
-    }
-  }
-  return out;
+  return (value ?? "")
+    .split(",")
+    .filter((part) => part.trim() !== "")
+    .map((part) => normalizedFrom(source, part));
 }
 
 /**
@@ -135,14 +129,17 @@ export function standaloneAllowedHosts(
   flags: readonly string[] | undefined,
   env: Record<string, string | undefined>,
 ): string[] {
-  const names = (flags ?? []).map((f) => {
-    try {
-      return normalizeHostName(f);
-    } catch (e) {
-      throw new RangeError(`--allowed-host: ${(e as Error).message}`);
-    }
-  });
+  const names = (flags ?? []).map((f) => normalizedFrom("--allowed-host", f));
   return [...new Set([...names, ...parseAllowedHosts(env[ALLOWED_HOSTS_ENV], ALLOWED_HOSTS_ENV)])];
+}
+
+/** {@link normalizeHostName}, its error prefixed with where the name came from. */
+function normalizedFrom(source: string, name: string): string {
+  try {
+    return normalizeHostName(name);
+  } catch (e) {
+    throw new RangeError(`${source}: ${(e as Error).message}`);
+  }
 }
 
 interface Authority {
