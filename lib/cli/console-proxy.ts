@@ -16,7 +16,9 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { MAX_BODY_BYTES } from "../api/http.js";
+import type { HostPolicy } from "../standalone/allowed-hosts.js";
 import { consoleFiles } from "../standalone/console-files.js";
+import { refusalOf } from "../standalone/host-gate.js";
 import { CliError } from "./errors.js";
 import { awsRefusal } from "./http.js";
 import { type Authorization, encodeQuery } from "./signing.js";
@@ -58,7 +60,6 @@ export interface ConsoleProxy {
 export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<ConsoleProxy> {
   const endpoint = opts.endpoint.replace(/\/+$/, "");
   const files = consoleFiles(opts.consoleDir);
-  let port = opts.port;
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent) res.destroy();
@@ -67,7 +68,7 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = refusal(req, port);
+    const refused = refusalOf(req, OWN_PAGE_ONLY);
     if (refused) return sendError(res, 403, "Forbidden", refused);
     let url: URL;
     try {
@@ -96,7 +97,7 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     server.once("error", (err: NodeJS.ErrnoException) => reject(listenError(err, opts.port)));
     server.listen({ port: opts.port, host: "127.0.0.1", exclusive: true }, () => resolve());
   });
-  port = (server.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   return {
     port,
     url: `http://127.0.0.1:${port}/`,
@@ -121,20 +122,15 @@ function listenError(err: NodeJS.ErrnoException, port: number): CliError {
 }
 
 /**
- * Why a request is refused, or undefined: its Host must be this server's own
- * (`127.0.0.1:<port>` or `localhost:<port>`), and an Origin, when sent, the same origin.
+ * The console's own page only, as standalone's check decides it (lib/standalone/allowed-hosts.ts):
+ * a loopback Host on this port, and an Origin, when sent, of this server even on a read (what
+ * this server forwards is signed with the user's credentials). No other name can be allowed.
  */
-function refusal(req: IncomingMessage, port: number): string | undefined {
-  const host = (req.headers.host ?? "").toLowerCase();
-  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-    return `this console answers only at http://127.0.0.1:${port}/ (Host '${host.slice(0, 100)}' refused)`;
-  }
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin.toLowerCase() !== `http://${host}`) {
-    return `requests from other origins are refused (Origin '${origin.slice(0, 100)}')`;
-  }
-  return undefined;
-}
+const OWN_PAGE_ONLY: HostPolicy = {
+  server: "shoal console",
+  allowedHosts: [],
+  originOnReads: true,
+};
 
 /** The error body of docs/api.md "Errors", with its status. */
 function sendError(res: ServerResponse, status: number, code: string, message: string): void {

@@ -9,7 +9,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { EmbeddedDynamoDBClient } from "./dynamodb-client.js";
-import { type HttpFront, startHttpFront } from "./http-front.js";
+import { type HttpFront, type HttpFrontGate, startHttpFront } from "./http-front.js";
 import { EmbeddedSQSClient } from "./sqs-client.js";
 
 /** The SQLite files of an embedded data directory. */
@@ -46,19 +46,21 @@ export interface EmbeddedBackend {
 }
 
 /**
- * Opens the files of `dir` and serves them over HTTP on `port` of 127.0.0.1 (0: a free one).
+ * Opens the files of `dir` and serves them over HTTP on `port` of 127.0.0.1 (0: a free one),
+ * behind `gate` when one is given (http-front.ts).
  * @throws the listen error (EADDRINUSE) or SQLite's (a file that is not a database).
  */
 export async function startEmbeddedBackend(opts: {
   dir: string;
   region?: string;
   port?: number;
+  gate?: HttpFrontGate;
 }): Promise<EmbeddedBackend> {
   const region = opts.region ?? "us-east-1";
   const clients = openEmbeddedClients(opts.dir, region);
   let front: HttpFront;
   try {
-    front = await startHttpFront(clients, opts.port ?? 0);
+    front = await startHttpFront(clients, opts.port ?? 0, opts.gate);
   } catch (e) {
     clients.dynamo.destroy();
     clients.sqs.destroy();

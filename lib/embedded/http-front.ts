@@ -3,9 +3,10 @@
  * (`X-Amz-Target: DynamoDB_20120810.<Operation>`) and SQS (`AmazonSQS.<Operation>`, the JSON
  * protocol of the current SDK) requests from the same in-process engines, so that the CLI, tests
  * and anything else speaking AWS's protocol reach the data standalone runs on. Requests are not
- * authenticated, as with the emulators: it listens on 127.0.0.1 only.
+ * authenticated, as with the emulators: it listens on 127.0.0.1 only, and standalone gates it
+ * against web pages (DNS rebinding, cross-origin writes: lib/standalone/allowed-hosts.ts).
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EmbeddedDynamoDBClient } from "./dynamodb-client.js";
 import { handleDynamoDbHttp } from "./dynamodb-http.js";
@@ -42,14 +43,23 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 /**
+ * Answers the requests it refuses (and returns true) before anything reads them; false lets the
+ * request through.
+ */
+export type HttpFrontGate = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
  * Starts the endpoint on `port` (0: a free one) of 127.0.0.1.
+ * @param gate what may be refused first (standalone's Host and Origin check); none: everything is served.
  * @throws the listen error (EADDRINUSE when `port` is taken).
  */
 export async function startHttpFront(
   clients: { dynamo: EmbeddedDynamoDBClient; sqs: EmbeddedSQSClient },
   port = 0,
+  gate?: HttpFrontGate,
 ): Promise<HttpFront> {
   const server: Server = createServer(async (req, res) => {
+    if (gate?.(req, res)) return;
     try {
       const target = String(req.headers["x-amz-target"] ?? "");
       const body = await readBody(req);

@@ -1,4 +1,5 @@
 /** Entry point of the emulator child process (see emulator-process.ts). */
+import { ALLOWED_HOSTS_ENV, parseAllowedHosts } from "./allowed-hosts.js";
 import { startEmulators } from "./emulators.js";
 
 // The port: 0 picks a free one; a restart passes the port of the child that died (supervisor.ts).
@@ -19,6 +20,8 @@ try {
     ...(dataDir ? { dataDir } : {}),
     ...(only ? { only } : {}),
     ...(only === "sqs" ? { sqsPort: port } : { dynamodbPort: port }),
+    // Standalone's names, checked there (emulator-process.ts passes them).
+    allowedHosts: parseAllowedHosts(process.env[ALLOWED_HOSTS_ENV], ALLOWED_HOSTS_ENV),
     onLockWait: (path) =>
       process.stderr.write(
         `shoal: waiting for the last run's dynamodb emulator to let go of ${path}\n`,

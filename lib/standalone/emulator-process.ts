@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { siblingEntry } from "../package-root.js";
+import { ALLOWED_HOSTS_ENV } from "./allowed-hosts.js";
 import { type Child, forkChild } from "./child-process.js";
 import type { Emulators } from "./emulators.js";
 import { ENDPOINTS_FILE, readEnvFileEntries } from "./env-file.js";
@@ -50,25 +51,28 @@ export async function startEmulatorProcess(
      * reconnect to the same endpoints. One that is taken now is replaced by a free one.
      */
     preferredPorts?: Partial<Record<Which, number>>;
+    /** Names the emulators answer besides the loopback ones (`--allowed-host`), normalised. */
+    allowedHosts?: readonly string[];
   } = {},
 ): Promise<EmulatorProcesses> {
   const log = supervision.log ?? (() => {});
+  const allowed = supervision.allowedHosts ?? [];
+  const startOne = (which: Which, port: number) => startEmulator(dataDir, which, port, allowed);
   const first = async (which: Which): Promise<Child<Endpoints>> => {
     const port = supervision.preferredPorts?.[which];
-    if (!port) return startOne(dataDir, which, 0);
+    if (!port) return startOne(which, 0);
     try {
-      return await startOne(dataDir, which, port);
+      return await startOne(which, port);
     } catch (e) {
       // Taken: a free one (the caller compares and tells, once its log exists).
       if (!/EADDRINUSE/.test(String(e))) throw e;
-      return startOne(dataDir, which, 0);
+      return startOne(which, 0);
     }
   };
   const supervise = (which: Which) =>
     new ChildSupervisor<Endpoints>({
       name: which,
-      start: (previous) =>
-        previous ? startOne(dataDir, which, portOf(previous, which)) : first(which),
+      start: (previous) => (previous ? startOne(which, portOf(previous, which)) : first(which)),
       log,
       maxFailures: EMULATOR_MAX_FAILURES,
       ...(supervision.onGiveUp ? { onGiveUp: supervision.onGiveUp } : {}),
@@ -123,12 +127,24 @@ export function portOf(endpoints: Endpoints, which: Which): number {
   return Number(new URL(url).port);
 }
 
-/** Forks one emulator on `port` (0: a free one). */
-function startOne(dataDir: string, only: Which, port: number): Promise<Child<Endpoints>> {
+/** Forks one emulator on `port` (0: a free one), answering `allowedHosts` too. */
+function startEmulator(
+  dataDir: string,
+  only: Which,
+  port: number,
+  allowedHosts: readonly string[],
+): Promise<Child<Endpoints>> {
   // The port goes before `only`: tools that find the children match the command line's end.
-  return forkChild(MAIN, [dataDir, String(port), only], `${only} emulator`, (m) => {
-    const msg = m as { ready?: Endpoints; error?: string };
-    if (msg.error || !msg.ready) throw new Error(msg.error ?? "the emulator process failed");
-    return msg.ready;
-  });
+  return forkChild(
+    MAIN,
+    [dataDir, String(port), only],
+    `${only} emulator`,
+    (m) => {
+      const msg = m as { ready?: Endpoints; error?: string };
+      if (msg.error || !msg.ready) throw new Error(msg.error ?? "the emulator process failed");
+      return msg.ready;
+    },
+    // Standalone's own list (its flags and its environment together), not the environment's.
+    { ...process.env, [ALLOWED_HOSTS_ENV]: allowedHosts.join(",") },
+  );
 }

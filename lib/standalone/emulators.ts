@@ -1,15 +1,17 @@
 /**
  * The embedded AWS emulators of `shoal standalone` and the tests: dynalite (DynamoDB API, data in
  * LevelDB when a path is given) and fauxqs (SQS API, data in SQLite when a dataDir is given),
- * both on loopback.
+ * both on 127.0.0.1, answering only requests addressed to a loopback name or an allowed one
+ * (allowed-hosts.ts: DNS rebinding, cross-origin writes).
  */
 import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import dynalite from "dynalite";
-import { startFauxqs } from "fauxqs";
 import { makeDynaliteWritesAtomic } from "./dynalite-atomic-writes.js";
 import { boundDynaliteMemory } from "./dynalite-memory.js";
+import { startFauxqsOnLoopback } from "./fauxqs-loopback.js";
+import { awsProtocolGate, gateRequests, type RequestGate } from "./host-gate.js";
 import { waitForLevelDbLock } from "./leveldb-lock.js";
 
 export interface Emulators {
@@ -31,8 +33,11 @@ export async function startEmulators(
     only?: "dynamodb" | "sqs";
     /** Called when dynalite's database is still locked by a previous run's emulator, before waiting for it. */
     onLockWait?: (path: string) => void;
+    /** Names answered besides the loopback ones (`--allowed-host`), normalised (allowed-hosts.ts). */
+    allowedHosts?: readonly string[];
   } = {},
 ): Promise<Emulators> {
+  const gate = awsProtocolGate(opts.allowedHosts ?? []);
   let dynamoPath: string | undefined;
   let sqsDir: string | undefined;
   if (opts.dataDir) {
@@ -41,7 +46,7 @@ export async function startEmulators(
     mkdirSync(dynamoPath, { recursive: true });
     mkdirSync(sqsDir, { recursive: true });
   }
-  if (opts.only === "sqs") return startSqsOnly(sqsDir, opts.sqsPort);
+  if (opts.only === "sqs") return startSqsOnly(sqsDir, opts.sqsPort, gate);
   // An item and its index entries in one LevelDB write, as DynamoDB's item writes are atomic.
   makeDynaliteWritesAtomic();
   // Every Query and Scan closes its LevelDB iterators (dynalite leaked them: 3.5 GiB under load).
@@ -59,6 +64,7 @@ export async function startEmulators(
     deleteTableMs: 0,
     updateTableMs: 0,
   });
+  gateRequests(ddb, gate);
   await new Promise<void>((resolve, reject) => {
     ddb.once("error", reject);
     ddb.listen(opts.dynamodbPort ?? 0, "127.0.0.1", () => resolve());
@@ -71,15 +77,10 @@ export async function startEmulators(
       stop: () => closeDynalite(ddb),
     };
   }
-  const sqs = await startFauxqs({
-    port: opts.sqsPort ?? 0,
-    host: "localhost",
-    logger: false,
-    ...(sqsDir ? { dataDir: sqsDir } : {}),
-  });
+  const sqs = await startSqsOnly(sqsDir, opts.sqsPort, gate);
   return {
     dynamodbEndpoint: `http://127.0.0.1:${dynamoPort}`,
-    sqsEndpoint: `http://127.0.0.1:${sqs.port}`,
+    sqsEndpoint: sqs.sqsEndpoint,
     async stop() {
       await sqs.stop();
       await closeDynalite(ddb);
@@ -106,13 +107,15 @@ function closeDynalite(ddb: ReturnType<typeof dynalite>): Promise<void> {
   return closed;
 }
 
-async function startSqsOnly(dataDir: string | undefined, port = 0): Promise<Emulators> {
-  const sqs = await startFauxqs({
-    port,
-    host: "localhost",
-    logger: false,
-    ...(dataDir ? { dataDir } : {}),
-  });
+async function startSqsOnly(
+  dataDir: string | undefined,
+  port: number | undefined,
+  gate: RequestGate,
+): Promise<Emulators> {
+  const sqs = await startFauxqsOnLoopback(
+    { port: port ?? 0, host: "localhost", logger: false, ...(dataDir ? { dataDir } : {}) },
+    gate,
+  );
   return {
     dynamodbEndpoint: "",
     sqsEndpoint: `http://127.0.0.1:${sqs.port}`,

@@ -1,6 +1,8 @@
 /**
  * The standalone API server: turns each HTTP request into the API Gateway HTTP API (payload 2.0)
- * event the API Lambda receives, and the handler's result back into a response.
+ * event the API Lambda receives, and the handler's result back into a response. It has no
+ * authentication, so it answers only requests addressed to it by a loopback name or an allowed
+ * one, and state-changing requests from no page of another origin (allowed-hosts.ts).
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -15,7 +17,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { MAX_BODY_BYTES } from "../api/http.js";
 import { createLog, type Log } from "../runtime/log.js";
 import { Admission, answerOverloaded, kindOf } from "./admission.js";
+import { standalonePolicy } from "./allowed-hosts.js";
 import type { ConsoleHandler } from "./console-files.js";
+import { refusalOf } from "./host-gate.js";
 import { httpApiEvent } from "./lambda-events.js";
 
 /** How long a client may take to send a whole request (headers and body), ms. */
@@ -35,6 +39,8 @@ export interface HttpServerOptions {
   admission?: Admission;
   /** Serves the console's files outside `/v1` (console-files.ts); absent: every path is the API's. */
   console?: ConsoleHandler;
+  /** Host names answered besides the loopback ones (`--allowed-host`), normalised (allowed-hosts.ts). */
+  allowedHosts?: readonly string[];
 }
 
 /** The request target, or undefined when it is not a URL (`GET http://[::1/v1/health`). */
@@ -135,7 +141,9 @@ function headersOf(result: APIGatewayProxyStructuredResultV2): Record<string, st
  * ValidationError, a fault of the handler a 500, each with one log line; a request slower than
  * its timeouts (options) gets Node's 408 and its socket closed; a request Node's parser refuses
  * gets the contract's error body (`answerClientError`: 400, 413 or 431) and its socket closed;
- * a request over the bounds on requests in flight gets a 503 `Overloaded` (admission.ts).
+ * a request over the bounds on requests in flight gets a 503 `Overloaded` (admission.ts); one
+ * addressed to a name not allowed, or a write from a page of another origin, a 403 `Forbidden`
+ * before anything else (allowed-hosts.ts).
  * @throws when the port cannot be bound (EADDRINUSE …).
  */
 export async function startHttpServer(
@@ -146,6 +154,7 @@ export async function startHttpServer(
   const log = options.log ?? createLog({ quiet: false });
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const admission = options.admission ?? new Admission();
+  const hosts = standalonePolicy(options.allowedHosts ?? []);
   const server = createServer({
     requestTimeout,
     headersTimeout: Math.min(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
@@ -160,6 +169,9 @@ export async function startHttpServer(
   });
   server.on("request", async (req, res) => {
     responses.set(req.socket, res);
+    // Before anything reads the request or counts it: a web page's request reaches nothing.
+    const refused = refusalOf(req, hosts);
+    if (refused) return sendError(res, 403, "Forbidden", refused);
     // Over its bound, a request is refused at once (503, Retry-After) rather than queued.
     const release = admission.enter(req.method, req.url);
     if (!release) return answerOverloaded(res, admission, kindOf(req.method, req.url));

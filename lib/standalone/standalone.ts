@@ -21,6 +21,7 @@ import { createLog, type Log } from "../runtime/log.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { SECRETS_ENV, secretSourceFromEnv } from "../secrets/sources.js";
 import { DynamoExpiredItems } from "../store/dynamo-expired.js";
+import { ALLOWED_HOSTS_ENV, normalizeHostName, parseAllowedHosts } from "./allowed-hosts.js";
 import { banner } from "./banner.js";
 import { consoleFiles } from "./console-files.js";
 import type { BackendKind } from "./defaults.js";
@@ -46,6 +47,11 @@ import { startWorkerChild, type WorkerChild } from "./worker-child.js";
 
 export interface StandaloneOptions {
   port: number;
+  /**
+   * Host names the API and the AWS-protocol endpoints answer besides localhost, 127.0.0.1 and
+   * [::1] (`--allowed-host`; allowed-hosts.ts normalises them); absent: SHOAL_ALLOWED_HOSTS.
+   */
+  allowedHosts?: readonly string[];
   dataDir: string;
   /** Concurrent task slots of the built-in worker (0: only external `shoal worker`s run tasks). */
   workers: number;
@@ -124,6 +130,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   // Pollers in this process, told when an emulator is back (their backed-off messages go again).
   const pollers: QueuePoller[] = [];
   const kind = opts.backend ?? "embedded";
+  const allowedHosts =
+    opts.allowedHosts?.map(normalizeHostName) ??
+    parseAllowedHosts(inherited[ALLOWED_HOSTS_ENV], ALLOWED_HOSTS_ENV);
   // Checked before the backend creates its files.
   const otherBackend = dataOfOtherBackend(kind, dataDir);
   const em: StorageBackend = await startStorageBackend(kind, dataDir, {
@@ -134,6 +143,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     },
     stopping,
     preferredPorts,
+    allowedHosts,
   });
   const cleanup: Array<() => Promise<void>> = [() => em.stop()];
   try {
@@ -330,7 +340,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         opts.port,
         (event) => handleApiRequest(runtime.api, event),
         // SHOAL_CONSOLE_DIR serves another build of the console (a development convenience).
-        { log, console: consoleFiles(process.env.SHOAL_CONSOLE_DIR || undefined) },
+        { log, console: consoleFiles(process.env.SHOAL_CONSOLE_DIR || undefined), allowedHosts },
       ));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { startEmbeddedBackend } from "../embedded/backend.js";
 import type { BackendKind } from "./defaults.js";
 import { type EmulatorProcesses, startEmulatorProcess } from "./emulator-process.js";
+import { awsProtocolGate } from "./host-gate.js";
 import { fullFileSystem } from "./preflight.js";
 import type { PartState } from "./supervisor.js";
 
@@ -50,7 +51,7 @@ export function embeddedDirOf(dataDir: string): string {
 /**
  * Starts the `kind` backend over `dataDir`.
  * @param supervision as {@link startEmulatorProcess} takes it (the embedded backend has no
- *   children: it uses `preferredPorts.dynamodb` for its endpoint only).
+ *   children: it uses `preferredPorts.dynamodb` for its endpoint only, and `allowedHosts`).
  * @throws when it cannot start.
  */
 export async function startStorageBackend(
@@ -70,12 +71,13 @@ export async function startStorageBackend(
   }
   const dir = embeddedDirOf(dataDir);
   const preferred = supervision?.preferredPorts?.dynamodb;
+  const gate = awsProtocolGate(supervision?.allowedHosts ?? []);
   let backend: Awaited<ReturnType<typeof startEmbeddedBackend>>;
   try {
-    backend = await startEmbeddedBackend({ dir, port: preferred ?? 0 });
+    backend = await startEmbeddedBackend({ dir, port: preferred ?? 0, gate });
   } catch (e) {
     if (!preferred || (e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
-    backend = await startEmbeddedBackend({ dir, port: 0 });
+    backend = await startEmbeddedBackend({ dir, port: 0, gate });
   }
   // The embedded backend fails its writes while the disk is full (a retryable 500: the API
   // answers 503) and takes them again once there is room; health and the log say why meanwhile.

@@ -22,7 +22,9 @@ export const RAW_DEADLINE_MS = FUZZ_REQUEST_TIMEOUT_MS + 2_500;
 
 const b = (text: string) => Buffer.from(text, "latin1");
 const raw = (what: string, ...parts: string[]): RawCase => ({ what, parts: parts.map(b) });
-const H = "Host: 127.0.0.1\r\nConnection: close\r\n";
+/** Stands for the server's port in a case's Host (runRawCase writes it): any other Host is a 403. */
+const PORT = "<port>";
+const H = `Host: 127.0.0.1:${PORT}\r\nConnection: close\r\n`;
 
 /** Every malformed exchange the fuzzer always sends (the random ones come on top). */
 export const FIXED_RAW_CASES: RawCase[] = [
@@ -117,7 +119,7 @@ export const FIXED_RAW_CASES: RawCase[] = [
   raw("HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
   raw(
     "a bad request pipelined after a good one",
-    `GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\nGET http://[::1/ HTTP/1.1\r\n${H}\r\n`,
+    `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\n\r\nGET http://[::1/ HTTP/1.1\r\n${H}\r\n`,
   ),
   raw(
     "the body sent a byte at a time",
@@ -201,6 +203,12 @@ function parse(bytes: Buffer): Pick<RawAnswer, "statuses" | "bodies"> {
   return { statuses, bodies };
 }
 
+/** `part` with the server's port in place of {@link PORT} (latin1 keeps every byte as it is). */
+function withPort(part: Buffer, port: number): Buffer {
+  const text = part.toString("latin1");
+  return text.includes(PORT) ? b(text.replaceAll(PORT, String(port))) : part;
+}
+
 /**
  * Sends one raw case and judges what comes back.
  * @returns its problems (empty when none), each naming the case.
@@ -223,7 +231,7 @@ export async function runRawCase(port: number, c: RawCase): Promise<string[]> {
     socket.on("connect", async () => {
       for (const part of c.parts) {
         if (socket.destroyed) return;
-        socket.write(part);
+        socket.write(withPort(part, port));
         if (c.parts.length > 1) await new Promise((r) => setTimeout(r, 20));
       }
     });

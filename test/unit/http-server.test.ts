@@ -1,7 +1,8 @@
 /**
  * The standalone HTTP server's own answers on a raw socket (lib/standalone/http-server.ts): a
  * request target that is not a URL is a 400 with the contract's error body and one log line; a
- * body shorter than its Content-Length does not hold the socket past the request timeout.
+ * body shorter than its Content-Length does not hold the socket past the request timeout. (Each
+ * raw request names the server's own Host: any other is refused, allowed-hosts.ts.)
  */
 import type { Server } from "node:http";
 import { connect } from "node:net";
@@ -43,7 +44,7 @@ describe("standalone HTTP server", () => {
     server = started.server;
     const { text } = await rawExchange(
       started.port,
-      "GET http://[::1/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      `GET http://[::1/v1/health HTTP/1.1\r\nHost: 127.0.0.1:${started.port}\r\nConnection: close\r\n\r\n`,
     );
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
     const body = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) as {
@@ -79,7 +80,7 @@ describe("standalone HTTP server", () => {
     server = started.server;
     const { text, closedAfterMs } = await rawExchange(
       started.port,
-      "POST /v1/workflows/a/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}",
+      `POST /v1/workflows/a/runs HTTP/1.1\r\nHost: 127.0.0.1:${started.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}`,
     );
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
     expect(closedAfterMs).toBeLessThan(3_000);

@@ -2,6 +2,11 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { configFromEnv, ENV } from "../../aws/config.js";
+import {
+  ALLOWED_HOSTS_ENV,
+  normalizeHostName,
+  standaloneAllowedHosts,
+} from "../../standalone/allowed-hosts.js";
 import { BACKEND_KINDS, type BackendKind, DEFAULT_PORT } from "../../standalone/defaults.js";
 import { DEFAULT_RETENTION_DAYS } from "../../standalone/retention.js";
 import type { CliContext } from "../context.js";
@@ -54,6 +59,15 @@ export function standaloneRetentionDays(
     );
   }
   return days;
+}
+
+/** Parser of the repeatable `--allowed-host`: one host name, normalised (allowed-hosts.ts). */
+function allowedHost(value: string, previous: string[] = []): string[] {
+  try {
+    return [...previous, normalizeHostName(value)];
+  } catch (e) {
+    throw new InvalidArgumentError(`${(e as Error).message}.`);
+  }
 }
 
 /** Help of `--data-dir` on `shoal worker` and `shoal sweeper`. */
@@ -119,6 +133,11 @@ export function registerServers(program: Command, _ctx: CliContext): void {
       intIn(0, 65535),
       DEFAULT_PORT,
     )
+    .option(
+      "--allowed-host <name>",
+      `also answer requests addressed to NAME (a host name, no port; repeatable), e.g. behind a reverse proxy: otherwise only localhost, 127.0.0.1 and [::1] on --port, against DNS rebinding; added to $${ALLOWED_HOSTS_ENV} (comma-separated)`,
+      allowedHost,
+    )
     .option("--data-dir <dir>", "where the emulators keep their data", ".shoal")
     .option(
       "--workers <n>",
@@ -157,6 +176,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
     .action(
       async (opts: {
         port: number;
+        allowedHost?: string[];
         dataDir: string;
         workers: number;
         examples: boolean;
@@ -177,6 +197,12 @@ export function registerServers(program: Command, _ctx: CliContext): void {
           throw new UsageError((e as Error).message, { cause: e });
         }
         const retentionDays = standaloneRetentionDays(opts);
+        let allowedHosts: string[];
+        try {
+          allowedHosts = standaloneAllowedHosts(opts.allowedHost, process.env);
+        } catch (e) {
+          throw new UsageError((e as Error).message, { cause: e });
+        }
         // A secrets file others can read is refused before anything starts.
         const { standaloneSecretsFile } = await import("../../standalone/secrets-file.js");
         let secretsFile: string | undefined;
@@ -191,6 +217,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         const { runStandalone } = await import("../../standalone/standalone.js");
         await runStandalone({
           port: opts.port,
+          allowedHosts,
           dataDir: opts.dataDir,
           workers: opts.workers,
           examples: opts.examples,
