@@ -127,7 +127,8 @@ describe("a stop or pause answered 202 just before a kill -9, its task not start
   /** The case's instance ended `state` with its task `taskState`, and the task never ran. */
   function expectHalted(key: string, state: string, taskState: string): void {
     expect(ended[key].state).toBe(state);
-    expect(byCode(ended[key]).t?.state).toBe(taskState);
+    const task = byCode(ended[key]).t;
+    expect(task?.state, JSON.stringify(task)).toBe(taskState);
     expect(existsSync(mark(key))).toBe(false);
   }
 
