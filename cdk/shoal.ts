@@ -309,6 +309,9 @@ export class Shoal extends Construct {
     }
     for (const w of workers) {
       rw(w, ["instances", "tasks"]);
+      // Read only: after each claim, the instance's halt marker and the commands it names
+      // (lib/engine/halt-gate.ts).
+      this.tables.commands?.grantReadData(w);
       this.eventsQueue.grantSendMessages(w);
       this.taskLogs.grantWrite(w);
       for (const st of taskStatements) w.grantPrincipal.addToPrincipalPolicy(st);

@@ -19,6 +19,7 @@ import {
   startCommand,
   submitCommand,
 } from "../engine/commands.js";
+import { isHaltCommand, submitHalt } from "../engine/halt-gate.js";
 import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../store/records.js";
 import { decisionLog } from "./decision-log.js";
 import type { ApiDeps } from "./deps.js";
@@ -247,7 +248,11 @@ export async function controlInstance(
   }
   const rev = isInstance(found) ? found.rev : 0;
   const target = { instanceId: id, workflow: found.workflow, version: found.version, rev };
-  await submitCommand(deps, controlCommand(spec.type, target, deps.now()), "api");
+  const cmd = controlCommand(spec.type, target, deps.now());
+  // A stop or pause is named in the instance's halt marker before the 202: from then on no
+  // attempt that had not started starts (lib/engine/halt-gate.ts).
+  if (isHaltCommand(cmd)) await submitHalt(deps, cmd, "api");
+  else await submitCommand(deps, cmd, "api");
   return json(202, { instanceId: id, state: spec.heading });
 }
 

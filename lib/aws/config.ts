@@ -91,6 +91,11 @@ export const ENV = {
   /** Test hook: injected DynamoDB/SQS latency and errors (format: lib/aws/fault-injection.ts). */
   testFaults: "SHOAL_TEST_FAULTS",
   /**
+   * Test hook, standalone only: verbs (`stop,pause`) whose commands its dispatcher never carries
+   * out, their signals held in flight (lib/standalone/held-signals.ts).
+   */
+  testHoldCommands: "SHOAL_TEST_HOLD_COMMANDS",
+  /**
    * Standalone's embedded backend (lib/embedded/): the directory of its SQLite files. Set, the
    * DynamoDB and SQS clients of standalone, its worker and sweeper processes and `shoal worker`s
    * started from its endpoints.env call it in-process instead of an endpoint.
@@ -299,6 +304,8 @@ export interface ShoalConfig {
   quiet: boolean;
   /** Test hook: pollers deliver every batch twice, concurrently. */
   deliverTwice: boolean;
+  /** Test hook: verbs whose command signals standalone's dispatcher holds (never carries out). */
+  holdCommands?: string[];
   /** The ECS agent's URI, inside an ECS task (scale-in protection while tasks run). */
   ecsAgentUri?: string;
 }
@@ -427,6 +434,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
     retentionSweepMs: num(env, ENV.retentionSweepSeconds, RETENTION_SWEEP_SECONDS) * 1000,
     quiet: env[ENV.quiet] === "true",
     deliverTwice: env[ENV.testDeliverTwice] === "true",
+    ...(env[ENV.testHoldCommands]
+      ? {
+          holdCommands: String(env[ENV.testHoldCommands])
+            .split(",")
+            .map((v) => v.trim()),
+        }
+      : {}),
     ...(env[ENV.ecsAgentUri] ? { ecsAgentUri: env[ENV.ecsAgentUri] } : {}),
   };
 }

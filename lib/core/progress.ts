@@ -215,12 +215,18 @@ export function applyOutcomes(
         // A sub-workflow paused on its own (not by this instance's pause) keeps its parent
         // task active: the parent waits for the child's resume and result.
         if (kindOf(ctx, o.index) === "SUB_WORKFLOW" && ctx.halt !== "pause") continue;
-        slots[o.index] = SLOT.PAUSED;
         // A worker task's PAUSED attempt is over: resume starts the next one. A logic task
         // (sub-workflow, dependent) resumes the same attempt.
         if (kindOf(ctx, o.index) === "worker") {
           attempts[o.index] = [attempt + 1, retriesUsed, failovers];
+          // Paused by its worker before it started, and the instance resumed since
+          // (lib/engine/halt-gate.ts): the next attempt runs now.
+          if (ctx.halt === undefined && !ended) {
+            dispatch.push({ index: o.index, attempt: attempt + 1, delaySeconds: 0 });
+            break;
+          }
         }
+        slots[o.index] = SLOT.PAUSED;
         break;
       case "KILLED":
         slots[o.index] = SLOT.KILLED;

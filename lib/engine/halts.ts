@@ -12,9 +12,10 @@ import { isFinalTaskState, isWorkerTaskType, type TaskDefinition } from "../core
 import { activeTasks, attemptOf, type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
 import type { InstanceRecord } from "../store/records.js";
 import { attemptRef } from "../store/worker-leases.js";
-import { controlCommand, getStartCommand, submitCommand } from "./commands.js";
+import { controlCommand, getStartCommand } from "./commands.js";
 import type { LoadedDefinition } from "./definitions.js";
 import type { EngineDeps } from "./engine-deps.js";
+import { PAUSED_BEFORE_START, submitHalt } from "./halt-gate.js";
 import { mirrorChildState } from "./logic-tasks.js";
 
 /** "kill": stop, END, timeout; "pause": pause. */
@@ -43,7 +44,7 @@ export function haltSentence(
     case "stop":
       return "killed: the instance was stopped";
     case "pause":
-      return "paused before it started";
+      return PAUSED_BEFORE_START;
     case "timeout": {
       const limit = def.definition.timeoutSeconds;
       return inst.error && /timed out/.test(inst.error)
@@ -167,7 +168,7 @@ async function haltChild(
     version: child?.version ?? 0,
     rev: child?.rev ?? 0,
   };
-  const cmd = controlCommand(mode === "pause" ? "PAUSE" : "STOP", target, deps.now());
-  await submitCommand(deps, cmd, "dispatcher");
+  const type = mode === "pause" ? "PAUSE" : "STOP";
+  await submitHalt(deps, { ...controlCommand(type, target, deps.now()), type }, "dispatcher");
   return undefined;
 }

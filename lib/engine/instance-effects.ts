@@ -8,9 +8,10 @@ import { subInstanceId } from "../core/ids.js";
 import { isFinalInstanceState, type TaskDefinition } from "../core/model.js";
 import { attemptOf, type Progress, SLOT, type TaskOutcome } from "../core/progress.js";
 import type { InstanceRecord } from "../store/records.js";
-import { controlCommand, submitCommand } from "./commands.js";
+import { controlCommand } from "./commands.js";
 import type { LoadedDefinition } from "./definitions.js";
 import type { EngineDeps } from "./engine-deps.js";
+import { submitHalt } from "./halt-gate.js";
 import { mirrorChildState } from "./logic-tasks.js";
 import { grantTaskGroupSlot } from "./task-dispatch.js";
 
@@ -29,7 +30,8 @@ export async function stopPausedChildren(
     const childId = subInstanceId(inst.instanceId, code, attemptOf(inst.progress, i));
     const child = await deps.store.getInstance(childId);
     if (!child || isFinalInstanceState(child.state)) continue;
-    await submitCommand(deps, controlCommand("STOP", child, deps.now()), "dispatcher");
+    const stop = { ...controlCommand("STOP", child, deps.now()), type: "STOP" as const };
+    await submitHalt(deps, stop, "dispatcher");
   }
 }
 

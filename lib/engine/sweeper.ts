@@ -299,9 +299,10 @@ export class Sweeper {
     const { store, queues } = this.deps;
     const key = { instanceId: t.instanceId, code: t.code, attempt: t.attempt };
     // Over, and its event not sent: a failover whose send failed last sweep (or an attempt
-    // written before the outbox had its own shard). Sent again; the dispatcher ignores it if
-    // it had arrived after all.
-    const overdueEvent = isFinalTaskState(t.state);
+    // written before the outbox had its own shard), or an attempt its worker ended PAUSED
+    // before it started (halt-gate.ts). Sent again; the dispatcher ignores it if it had arrived
+    // after all.
+    const overdueEvent = isFinalTaskState(t.state) || t.state === "PAUSED";
     try {
       if (t.state === "RUNNING") {
         const moved = await store.updateTask(

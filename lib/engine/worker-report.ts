@@ -30,6 +30,12 @@ export interface ReportDeps {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
+/**
+ * How an attempt ended on its worker: its task's result, or PAUSED by a pause that was promised
+ * before it started (lib/engine/halt-gate.ts).
+ */
+export type AttemptResult = Omit<TaskResult, "state"> & { state: TaskResult["state"] | "PAUSED" };
+
 /** Reports the attempts one worker ran. */
 export class AttemptReporter {
   constructor(
@@ -38,7 +44,7 @@ export class AttemptReporter {
   ) {}
 
   /** Writes the attempt's result (conditioned on still holding it) and emits its event. */
-  async report(msg: TaskMessage, result: TaskResult | "lost" | "shutdown"): Promise<void> {
+  async report(msg: TaskMessage, result: AttemptResult | "lost" | "shutdown"): Promise<void> {
     const { store } = this.deps;
     const key = { instanceId: msg.instanceId, code: msg.code, attempt: msg.attempt };
     if (result === "shutdown" || result === "lost") {

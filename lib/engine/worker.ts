@@ -23,16 +23,17 @@ import { secretSourceFromEnv } from "../secrets/sources.js";
 import type { Store } from "../store/store.js";
 import { runHttp } from "../tasks/http.js";
 import { runLambda } from "../tasks/lambda.js";
-import type { TaskClients, TaskPlugin, TaskResult } from "../tasks/plugin.js";
+import { killError, type TaskClients, type TaskPlugin } from "../tasks/plugin.js";
 import { dryRunOutcome, renderingLines, renderTask } from "../tasks/render-task.js";
 import { runShell } from "../tasks/shell.js";
 import { runStepFunctions } from "../tasks/step-functions.js";
 import { substituteTask } from "../tasks/substitute.js";
 import { keepAttempt } from "./attempt-keeper.js";
+import { awaitPromisedHalt } from "./halt-gate.js";
 import type { STORE_RETRY_MS } from "./store-retry.js";
 import { WorkerHousekeeping } from "./worker-housekeeping.js";
 import { WorkerLease } from "./worker-lease.js";
-import { AttemptReporter, type TASK_EVENT_DUE_MS } from "./worker-report.js";
+import { AttemptReporter, type AttemptResult, type TASK_EVENT_DUE_MS } from "./worker-report.js";
 
 export interface WorkerDeps {
   store: Store;
@@ -198,7 +199,7 @@ export class Worker {
     // Recorded as running here: its directories are safe from the sweep, and its processes are
     // killed should this worker die outright.
     const attempt = this.housekeeping.begin(msg);
-    let result: TaskResult | "lost" | "shutdown" | undefined;
+    let result: AttemptResult | "lost" | "shutdown" | undefined;
     try {
       result = await this.run(msg, record, attempt, deadline);
       await this.reporter.report(msg, result);
@@ -224,14 +225,16 @@ export class Worker {
 
   /**
    * Runs the attempt; "lost" when the lease was lost (the result must not be written),
-   * "shutdown" when the worker is stopping (the task was killed and must be failed over).
+   * "shutdown" when the worker is stopping (the task was killed and must be failed over); PAUSED
+   * or KILLED without starting it when a halt of its instance was promised before its claim
+   * (lib/engine/halt-gate.ts).
    */
   private async run(
     msg: TaskMessage,
     record: SQSRecord,
     attempt: ReturnType<WorkerHousekeeping["begin"]>,
     deadline: number | undefined,
-  ): Promise<TaskResult | "lost" | "shutdown"> {
+  ): Promise<AttemptResult | "lost" | "shutdown"> {
     const { deps } = this;
     const fileLog = deps.logs.open({
       workflow: msg.workflow,
@@ -280,6 +283,19 @@ export class Worker {
       log.write(
         `shoal: ${msg.task.type} task '${msg.code}' attempt ${msg.attempt} of ${msg.workflow}/${msg.instanceId} on ${this.id}`,
       );
+      // After the claim, before anything starts: a stop or pause answered 202 is honoured.
+      const gate = await awaitPromisedHalt(deps, key, this.id, kill.signal, (line) =>
+        log.write(line),
+      );
+      if (gate !== "run") {
+        if (gate === "lost" || kept.lost) return "lost";
+        if (gate === "aborted") {
+          if (this.shuttingDown) return "shutdown";
+          return { state: "KILLED", error: killError(kill.signal) };
+        }
+        log.write(`shoal: ${gate.error}`);
+        return gate;
+      }
       if (msg.dryRun) {
         // What would run, resolved exactly as a real run resolves it (lib/tasks/render-task.ts).
         const rendering = renderTask(msg.task, msg.params, {

@@ -13,8 +13,9 @@
  * - fire-ledger entries that expired (never one still QUEUED_SERIAL);
  * - alert delivery records: with their instance, and on their own once expired when they belong
  *   to no existing instance (a schedule's misfire; lib/alerts/dynamo-expired-deliveries.ts);
- * - commands DONE for longer than the retention whose instance is gone (the commands table has
- *   no TTL, on AWS neither; standalone's would otherwise only grow);
+ * - commands DONE for longer than the retention whose instance is gone, and halt markers
+ *   written longer ago than that (the commands table has no TTL, on AWS neither; standalone's
+ *   would otherwise only grow);
  * - log and work directories of instances the store no longer has, once they are
  *   {@link ORPHAN_FILES_AGE_MS} old (a sweep cut short between an instance and its files).
  *

@@ -28,6 +28,7 @@ import type { BackendKind } from "./defaults.js";
 import { portOf, previousPorts } from "./emulator-process.js";
 import { ENDPOINTS_FILE, formatEnvFile, readEnvFileEntries } from "./env-file.js";
 import { loadExamples } from "./examples.js";
+import { holdingSignals } from "./held-signals.js";
 import { startHttpServer } from "./http-server.js";
 import { QueuePoller } from "./poller.js";
 import {
@@ -261,7 +262,11 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       batchSize: 10,
       waitSeconds: 20,
       region: REGION,
-      handler: (event) => runtime.dispatcher.handleBatch(event.Records),
+      handler: holdingSignals(
+        config.holdCommands ?? [],
+        (event) => runtime.dispatcher.handleBatch(event.Records),
+        log,
+      ),
       fifo: true,
       deliverTwice: config.deliverTwice,
       onError,

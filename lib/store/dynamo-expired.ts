@@ -231,15 +231,16 @@ export class DynamoExpiredItems {
   }
 
   /**
-   * Deletes up to `limit` commands that are DONE since before `doneBefore` (epoch ms) and whose
-   * instance is gone (deleted by retention, or never created). A command of an instance that
-   * exists stays: `start:<id>` is what keeps a start from being made twice. The delete is
-   * conditioned on the command still being DONE that long.
+   * Deletes up to `limit` commands that are DONE since before `doneBefore` (epoch ms), and halt
+   * markers last written before it (lib/store/dynamo-halt-markers.ts), whose instance is gone
+   * (deleted by retention, or never created). A command of an instance that exists stays:
+   * `start:<id>` is what keeps a start from being made twice. The delete is conditioned on the
+   * command still being DONE (the marker not written again) that long.
    * @returns how many were deleted.
    */
   async deleteDoneCommands(doneBefore: number, limit: number): Promise<number> {
     const done = {
-      expression: "#s = :done AND doneAt < :before",
+      expression: "(#s = :done AND doneAt < :before) OR markedAt < :before",
       names: { "#s": "state" },
       values: { ":done": "DONE", ":before": doneBefore },
     };

@@ -5,12 +5,14 @@
  * Finished items may carry a TTL attribute; DynamoDB TTL deletes them on AWS, dynalite ignores it.
  *
  * Each table's requests live in their own file (dynamo-workflows.ts, dynamo-commands.ts,
- * dynamo-instances.ts, dynamo-tasks.ts); this class hands every `Store` method to one of them.
+ * dynamo-halt-markers.ts, dynamo-instances.ts, dynamo-tasks.ts); this class hands every `Store`
+ * method to one of them.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ReleaseState, TaskState } from "../core/model.js";
 import type { Progress } from "../core/progress.js";
 import { DynamoCommands } from "./dynamo-commands.js";
+import { DynamoHaltMarkers } from "./dynamo-halt-markers.js";
 import { DynamoInstances } from "./dynamo-instances.js";
 import { DynamoTasks } from "./dynamo-tasks.js";
 import { DynamoWorkerLeases } from "./dynamo-worker-leases.js";
@@ -24,7 +26,7 @@ import type {
   TaskInstanceRecord,
   WorkflowHead,
 } from "./records.js";
-import type { ListInstancesQuery, Store, TaskAttemptKey } from "./store.js";
+import type { HaltCommandType, ListInstancesQuery, Store, TaskAttemptKey } from "./store.js";
 import type { WorkerLeaseRecord, WorkerLeaseRenewal } from "./worker-leases.js";
 
 export { taskKey } from "./dynamo-tasks.js";
@@ -33,6 +35,7 @@ export { MAX_STORED_DEFINITION_BYTES } from "./dynamo-workflows.js";
 export class DynamoStore implements Store {
   private readonly workflows: DynamoWorkflows;
   private readonly commands: DynamoCommands;
+  private readonly haltMarkers: DynamoHaltMarkers;
   private readonly instances: DynamoInstances;
   private readonly tasks: DynamoTasks;
   private readonly workerLeases: DynamoWorkerLeases;
@@ -55,6 +58,7 @@ export class DynamoStore implements Store {
   ) {
     this.workflows = new DynamoWorkflows(db, tables.workflows);
     this.commands = new DynamoCommands(db, tables.commands);
+    this.haltMarkers = new DynamoHaltMarkers(db, tables.commands);
     this.instances = new DynamoInstances(db, tables.instances, opts.retentionDays);
     this.tasks = new DynamoTasks(db, tables.tasks, opts.retentionDays);
     this.workerLeases = new DynamoWorkerLeases(db, tables.tasks);
@@ -157,6 +161,19 @@ export class DynamoStore implements Store {
 
   markResignalled(commandId: string, resignals: number, at: number): Promise<void> {
     return this.commands.markResignalled(commandId, resignals, at);
+  }
+
+  markHalt(
+    instanceId: string,
+    type: HaltCommandType,
+    commandId: string,
+    now: number,
+  ): Promise<void> {
+    return this.haltMarkers.markHalt(instanceId, type, commandId, now);
+  }
+
+  pendingHalt(instanceId: string): Promise<CommandRecord | undefined> {
+    return this.haltMarkers.pendingHalt(instanceId);
   }
 
   // ---- instances ----

@@ -34,6 +34,9 @@ export interface ListInstancesQuery {
   nextToken?: string;
 }
 
+/** The control commands an instance's halt marker names (lib/store/dynamo-halt-markers.ts). */
+export type HaltCommandType = "STOP" | "PAUSE";
+
 /** One attempt of one task, by key. */
 export interface TaskAttemptKey {
   instanceId: string;
@@ -74,6 +77,21 @@ export interface Store extends WorkerLeaseStore {
   /** Commands still PENDING created before `before`. */
   listPendingCommands(before: number, limit: number): Promise<CommandRecord[]>;
   markResignalled(commandId: string, resignals: number, at: number): Promise<void>;
+  /**
+   * Names `commandId` as the instance's latest STOP or PAUSE in its halt marker
+   * (lib/store/dynamo-halt-markers.ts), which a worker reads after each claim.
+   */
+  markHalt(
+    instanceId: string,
+    type: HaltCommandType,
+    commandId: string,
+    now: number,
+  ): Promise<void>;
+  /**
+   * A STOP or PAUSE the instance's halt marker names that is still PENDING (strongly consistent
+   * reads by key), if any.
+   */
+  pendingHalt(instanceId: string): Promise<CommandRecord | undefined>;
 
   // Workflow instances
   putInstance(inst: InstanceRecord): Promise<boolean>;

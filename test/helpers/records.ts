@@ -1,5 +1,6 @@
 /** Store records for tests that write or read the store directly. */
-import type { InstanceRecord } from "../../lib/store/records.js";
+import type { InstanceRecord, TaskInstanceRecord } from "../../lib/store/records.js";
+import type { TaskAttemptKey } from "../../lib/store/store.js";
 
 /**
  * A RUNNING instance of workflow `w` v1 with one active task, started by hand; `fields`
@@ -23,6 +24,23 @@ export function instanceRecord(
     createdAt: 0,
     progress: { slots: "D", attempts: {} },
     rev: 1,
+    ...fields,
+  };
+}
+
+/** A DISPATCHED SHELL attempt of workflow `w` (worker group `default`); `fields` override any of it. */
+export function taskRecord(
+  key: TaskAttemptKey,
+  fields: Partial<TaskInstanceRecord> = {},
+): TaskInstanceRecord {
+  return {
+    ...key,
+    workflow: "w",
+    type: "SHELL",
+    state: "DISPATCHED",
+    priority: "MEDIUM",
+    workerGroup: "default",
+    submittedAt: 1,
     ...fields,
   };
 }

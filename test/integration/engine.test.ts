@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createRuntime, type Runtime } from "../../lib/runtime/runtime.js";
 import { type TestAws, useTestAws } from "../helpers/aws-env.js";
 import { until } from "../helpers/poll.js";
+import { taskRecord } from "../helpers/records.js";
 import { callApi } from "../helpers/runtime-api.js";
 import { deleteRecords, receiveRecords } from "../helpers/sqs.js";
 
@@ -154,15 +155,7 @@ describe("failover survives a lost event", () => {
     const rt = create({ ...aws.config, dataDir: mkdtempSync(join(tmpdir(), "shoal-fo-")) });
     const store = rt.api.store;
     const key = { instanceId: "fo", code: "t", attempt: 1 };
-    await store.putTaskInstance({
-      ...key,
-      workflow: "w",
-      type: "SHELL",
-      state: "DISPATCHED",
-      priority: "MEDIUM",
-      workerGroup: "default",
-      submittedAt: 1,
-    });
+    await store.putTaskInstance(taskRecord(key));
     await store.updateTask(key, ["DISPATCHED"], {
       state: "RUNNING",
       worker: "gone",

@@ -11,7 +11,7 @@ import { DynamoFires } from "../../lib/store/dynamo-fires.js";
 import { DynamoStore, taskKey } from "../../lib/store/dynamo-store.js";
 import type { InstanceRecord } from "../../lib/store/records.js";
 import { testClients, useTestAws } from "../helpers/aws-env.js";
-import { instanceRecord } from "../helpers/records.js";
+import { instanceRecord, taskRecord } from "../helpers/records.js";
 
 const DAYS = 2;
 const END = Date.UTC(2026, 10, 21, 12, 0, 0, 500);
@@ -51,17 +51,7 @@ describe("retention of finished items (TTL attribute)", () => {
 
   it("a task attempt expires when it ends, not while it runs", async () => {
     const key = { instanceId: "ttl-2", code: "a", attempt: 1 };
-    expect(
-      await store.putTaskInstance({
-        ...key,
-        workflow: "w",
-        type: "SHELL",
-        state: "DISPATCHED",
-        priority: "MEDIUM",
-        workerGroup: "default",
-        submittedAt: END - 1_000,
-      }),
-    ).toBe(true);
+    expect(await store.putTaskInstance(taskRecord(key, { submittedAt: END - 1_000 }))).toBe(true);
     await store.updateTask(key, ["DISPATCHED"], { state: "RUNNING", startedAt: END - 500 });
     const item = () => raw(config.tables.tasks, { instanceId: "ttl-2", taskKey: taskKey("a", 1) });
     expect((await item())[TTL_ATTRIBUTE]).toBe(undefined);

@@ -2,7 +2,7 @@
  * Standalone's retention sweep (lib/standalone/retention.ts) against the emulators, which have no
  * DynamoDB TTL: at a given time it deletes the instances whose `expiresAt` passed with all their
  * task instances, task log files and work directories, attempts whose instance is gone, decided
- * fire-ledger entries and done commands that outlived the retention; it keeps what has not
+ * fire-ledger entries and done commands (and halt markers) that outlived the retention; it keeps what has not
  * expired, every attempt of an instance that still exists (running, paused, recoverable), a
  * queued fire, and everything when retention is off (no attribute is written). The clock is an
  * argument.
@@ -236,6 +236,18 @@ describe("standalone's retention sweep", () => {
     expect((await store.getCommand("start:cmd-live"))?.state).toBe("DONE");
     expect((await store.getCommand("start:cmd-recent"))?.state).toBe("DONE");
     expect((await store.getCommand("start:cmd-pending"))?.state).toBe("PENDING");
+  });
+
+  it("deletes a halt marker older than the retention whose instance is gone, with the commands", async () => {
+    const at = T0 + 80 * DAY;
+    await store.putInstance(instance("halt-live", {}));
+    await store.markHalt("halt-gone", "STOP", "stop:halt-gone:3", at - 7 * DAY - 1);
+    await store.markHalt("halt-live", "PAUSE", "pause:halt-live:3", at - 30 * DAY);
+    await store.markHalt("halt-recent", "STOP", "stop:halt-recent:3", at - 6 * DAY);
+    await sweep(at);
+    expect(await store.getCommand("halt:halt-gone")).toBeUndefined();
+    expect(await store.getCommand("halt:halt-live")).toBeDefined();
+    expect(await store.getCommand("halt:halt-recent")).toBeDefined();
   });
 
   it("never deletes an instance that was rerun after the scan (the attribute is gone)", async () => {

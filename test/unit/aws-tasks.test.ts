@@ -323,6 +323,7 @@ describe("the worker runs LAMBDA task messages", () => {
         return { ...changes };
       },
       getTaskInstance: async () => undefined,
+      pendingHalt: async () => undefined,
     } as unknown as Store;
     const queues = {
       sendToDispatcher: async (e: DispatcherMessage[]) => void events.push(...e),

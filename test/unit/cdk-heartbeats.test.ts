@@ -2,7 +2,8 @@
  * What `shoal explain` needs from the deployed stack: the API knows which worker groups a Lambda
  * worker serves (no heartbeat comes from them) and which one the ECS service serves (scaled to 0
  * while idle), and the ECS workers may write their heartbeat in the leases table (else every ECS
- * group would look unserved).
+ * group would look unserved). Also what every worker reads besides: the commands table, for the
+ * halt marker it checks after each claim (lib/engine/halt-gate.ts).
  */
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
@@ -60,26 +61,49 @@ describe("ShoalStack and worker heartbeats", () => {
     }
   }, 120_000);
 
-  it("lets the ECS task role write the leases table, where heartbeats live", () => {
+  /** The actions the role's policies allow on the table named `tableName`. */
+  function actionsOn(roleId: string, tableName: string): string[] {
     const resources = t.toJSON().Resources as Record<string, Cfn>;
-    const leasesId = Object.keys(resources).find(
+    const tableId = Object.keys(resources).find(
       (id) =>
         resources[id].Type === "AWS::DynamoDB::Table" &&
-        resources[id].Properties.TableName === "hb-leases",
+        resources[id].Properties.TableName === tableName,
     );
-    expect(leasesId).toBeDefined();
-    const taskRole = Object.values(t.findResources("AWS::ECS::TaskDefinition"))[0] as Cfn;
-    const roleId = taskRole.Properties.TaskRoleArn["Fn::GetAtt"][0];
+    expect(tableId).toBeDefined();
     const policies = Object.values(resources).filter(
       (r: Cfn) =>
         (r.Type === "AWS::IAM::Policy" || r.Type === "AWS::IAM::ManagedPolicy") &&
         JSON.stringify(r.Properties.Roles ?? []).includes(roleId),
     );
     const statements = policies.flatMap((p: Cfn) => p.Properties.PolicyDocument.Statement);
-    const onLeases = statements.filter((s: Cfn) =>
-      JSON.stringify(s.Resource).includes(leasesId as string),
+    const onTable = statements.filter((s: Cfn) =>
+      JSON.stringify(s.Resource).includes(tableId as string),
     );
-    const actions = onLeases.flatMap((s: Cfn) => [s.Action].flat());
-    expect(actions).toEqual(expect.arrayContaining(["dynamodb:UpdateItem", "dynamodb:GetItem"]));
+    return onTable.flatMap((s: Cfn) => [s.Action].flat());
+  }
+
+  /** The logical id of the ECS task role. */
+  function taskRoleId(): string {
+    const taskDef = Object.values(t.findResources("AWS::ECS::TaskDefinition"))[0] as Cfn;
+    return taskDef.Properties.TaskRoleArn["Fn::GetAtt"][0];
+  }
+
+  it("lets the ECS task role write the leases table, where heartbeats live", () => {
+    expect(actionsOn(taskRoleId(), "hb-leases")).toEqual(
+      expect.arrayContaining(["dynamodb:UpdateItem", "dynamodb:GetItem"]),
+    );
+  });
+
+  it("lets every worker read the commands table (halt markers), and not write it", () => {
+    const lambdaRoles = Object.values(t.findResources("AWS::Lambda::Function"))
+      .filter((f: Cfn) => /^hb-worker/.test(String(f.Properties?.FunctionName ?? "")))
+      .map((f: Cfn) => f.Properties.Role["Fn::GetAtt"][0] as string);
+    expect(lambdaRoles).toHaveLength(2); // default and gpu
+    for (const role of [...lambdaRoles, taskRoleId()]) {
+      const actions = actionsOn(role, "hb-commands");
+      expect(actions).toContain("dynamodb:GetItem");
+      expect(actions).not.toContain("dynamodb:PutItem");
+      expect(actions).not.toContain("dynamodb:UpdateItem");
+    }
   });
 });

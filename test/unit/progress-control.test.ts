@@ -127,6 +127,18 @@ describe("pause and resume", () => {
     expect(r2.finalState).toBe("PAUSED");
     expect(restProgress(paused, r2.progress).finalState).toBe("PAUSED");
   });
+
+  it("runs the next attempt of a task its worker paused before it started, when a resume came between", () => {
+    // The worker saw the instance PAUSING, the resume was applied before its PAUSED event
+    // (lib/engine/halt-gate.ts): the task is not left PAUSED in a running instance.
+    const one = [t("a")];
+    const run = ctxOf(one);
+    const r0 = startProgress(run, all(1));
+    const r1 = finish(run, r0.progress, "a", "PAUSED");
+    expect(r1.dispatch).toEqual([{ index: 0, attempt: 2, delaySeconds: 0 }]);
+    expect(r1.progress.slots).toBe("D");
+    expect(r1.finalState).toBeUndefined();
+  });
 });
 
 describe("rerun and recover-failed", () => {
