@@ -16,7 +16,7 @@ import { callPlaceLine, callRegion } from "../../lib/tasks/aws-arn.js";
 import { runLambda } from "../../lib/tasks/lambda.js";
 import type { TaskClients, TaskRunContext } from "../../lib/tasks/plugin.js";
 import { runStepFunctions } from "../../lib/tasks/step-functions.js";
-import { ACCESS_KEY, SECRET_KEY, verifySigV4 } from "../helpers/sigv4-verify.js";
+import { ACCESS_KEY, receiveSigned, SECRET_KEY } from "../helpers/sigv4-verify.js";
 
 const CREDENTIALS = { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY };
 const EU_MACHINE = "arn:aws:states:eu-west-1:123456789012:stateMachine:orders";
@@ -40,10 +40,7 @@ function send(res: ServerResponse, status: number, body: unknown, headers = {}):
 
 /** Step Functions (X-Amz-Target: AWSStepFunctions.<Op>) and Lambda's Invoke, just enough. */
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const body = Buffer.concat(chunks).toString("utf8");
-  const verdict = await verifySigV4(req, body);
+  const { body, verdict } = await receiveSigned(req);
   const target = String(req.headers["x-amz-target"] ?? "");
   const invoke = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? "");
   calls.push({
