@@ -52,6 +52,17 @@ export interface AwsClients {
   readonly lambda: LambdaClient;
   /** STEP_FUNCTIONS tasks. */
   readonly sfn: SFNClient;
+  /**
+   * The Lambda client for calls to `region` (a function ARN's): the bundle's own `lambda` when
+   * `region` is undefined or the bundle's region, else one built for that region with the same
+   * options. It signs for that region, and sends to the same configured endpoint
+   * (AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL: an emulator) when there is one, else to the SDK's
+   * endpoint of that region, as the SDK does for a client of that region. At most
+   * {@link REGION_CLIENTS} regions are kept, the least recently used dropped first.
+   */
+  lambdaIn(region: string | undefined): LambdaClient;
+  /** The Step Functions client for calls to `region` (a state machine ARN's), as {@link lambdaIn}. */
+  sfnIn(region: string | undefined): SFNClient;
   /** Task logs on AWS. */
   readonly logs: CloudWatchLogsClient;
   /** State-change events on AWS. */
@@ -76,6 +87,9 @@ export interface AwsClients {
   /** Destroys the clients built so far (their sockets); the bundle is not used afterwards. */
   destroy(): void;
 }
+
+/** Regions whose Lambda (and Step Functions) clients a bundle keeps besides its own. */
+export const REGION_CLIENTS = 8;
 
 /** Keeps retries short: a local emulator answers fast, and callers retry at their own level. */
 const MAX_ATTEMPTS = 4;
@@ -159,6 +173,37 @@ export function createAwsClients(
   });
   const lambda = lazy(() => counted("Lambda", new LambdaClient(options("lambda"))));
   const sfn = lazy(() => counted("SFN", new SFNClient(options("sfn"))));
+  /**
+   * Clients by region, for ARN-addressed calls to another region than the bundle's
+   * (`own` serves that one). An evicted client is only forgotten, not destroyed: a task may
+   * still be polling with it, and its idle keep-alive sockets neither hold the process open
+   * (Node unrefs them) nor outlive the server's idle timeout.
+   */
+  const byRegion = <C>(own: () => C, make: (region: string) => C) => {
+    const cache = new Map<string, C>();
+    return (region: string | undefined): C => {
+      if (region === undefined || region === config.region) return own();
+      let client = cache.get(region);
+      if (client === undefined) client = make(region);
+      // Re-inserted: a Map iterates in insertion order, so the first key is the least recent.
+      cache.delete(region);
+      cache.set(region, client);
+      if (cache.size > REGION_CLIENTS) {
+        const oldest = cache.keys().next().value as string;
+        const at = built.indexOf(cache.get(oldest) as unknown as Stackable);
+        cache.delete(oldest);
+        if (at >= 0) built.splice(at, 1);
+      }
+      return client;
+    };
+  };
+  const regionOptions = (service: AwsService, region: string) => ({ ...options(service), region });
+  const lambdaIn = byRegion(lambda, (region) =>
+    counted("Lambda", new LambdaClient(regionOptions("lambda", region))),
+  );
+  const sfnIn = byRegion(sfn, (region) =>
+    counted("SFN", new SFNClient(regionOptions("sfn", region))),
+  );
   const logs = lazy(() => counted("CloudWatchLogs", new CloudWatchLogsClient(options("logs"))));
   const eventBridge = lazy(() =>
     counted("EventBridge", new EventBridgeClient(options("eventBridge"))),
@@ -180,6 +225,8 @@ export function createAwsClients(
     get sfn() {
       return sfn();
     },
+    lambdaIn,
+    sfnIn,
     get logs() {
       return logs();
     },

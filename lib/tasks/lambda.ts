@@ -5,6 +5,9 @@
  * payload holds `errorType` and `errorMessage`) or the call fails. `LogType: "Tail"` returns the
  * last 4 KB of the function's log, which goes to the task log.
  *
+ * A function named by full ARN is invoked in the ARN's region (aws-arn.ts), whatever the
+ * worker's AWS_REGION; a name, `name:alias` or partial ARN in the worker's region.
+ *
  * `timeoutSeconds` with strategy FAIL aborts the request (no limit when unset: the function's own
  * timeout, at most 900 s, bounds it); WARN only warns. Neither stops the function itself: Lambda
  * has no way to cancel a running invocation. A kill (stop, lost lease) aborts the request too and
@@ -18,6 +21,7 @@ import { ShoalError } from "../core/errors.js";
 import { extractJsonPath } from "../core/json-path.js";
 import { AWS_JSON_MAX_BYTES, jsonTextProblem } from "../core/validate-tasks.js";
 import type { TaskLogWriter } from "../logs/task-log.js";
+import { callRegion } from "./aws-arn.js";
 import { killError, type TaskPlugin, type TaskResult } from "./plugin.js";
 
 /** Characters of a response (or cause) copied to the task log. */
@@ -193,11 +197,14 @@ export const runLambda: TaskPlugin = async (ctx) => {
     ? `${task.functionName} (qualifier ${task.qualifier})`
     : task.functionName;
   const payload = new TextEncoder().encode(task.payload);
-  log.write(`shoal: invoking Lambda function ${target}, payload ${payload.length} bytes`);
+  const region = callRegion(task.functionName);
+  log.write(
+    `shoal: invoking Lambda function ${target}${region ? ` in ${region}` : ""}, payload ${payload.length} bytes`,
+  );
   const started = Date.now();
   try {
     const res = await untilAborted(
-      ctx.clients.lambda.send(
+      ctx.clients.lambdaIn(region).send(
         new InvokeCommand({
           FunctionName: task.functionName,
           InvocationType: "RequestResponse",

@@ -7,10 +7,11 @@ import type { TaskLogWriter } from "../logs/task-log.js";
 import type { SecretMasker } from "../secrets/mask.js";
 
 /**
- * The AWS clients task plugins call: Lambda (LAMBDA tasks) and Step Functions (STEP_FUNCTIONS);
- * the worker reads task secrets with Secrets Manager and SSM when it has them (lib/secrets/).
+ * The AWS clients task plugins call: Lambda (LAMBDA tasks) and Step Functions (STEP_FUNCTIONS),
+ * each for the region of the task's ARN (`lambdaIn`, `sfnIn`); the worker reads task secrets
+ * with Secrets Manager and SSM when it has them (lib/secrets/).
  */
-export type TaskClients = Pick<AwsClients, "lambda" | "sfn"> &
+export type TaskClients = Pick<AwsClients, "lambda" | "sfn" | "lambdaIn" | "sfnIn"> &
   Partial<Pick<AwsClients, "secretsManager" | "ssm">>;
 
 export interface TaskRunContext {

@@ -19,6 +19,7 @@ import { isWorkerTaskType } from "../core/model.js";
 import { ParamError, referencedParams } from "../core/params.js";
 import { switchEvaluator } from "../core/switch-expression.js";
 import { DEFAULT_ZONE } from "../core/time-params.js";
+import { callPlaceLine } from "./aws-arn.js";
 import { substituteTask } from "./substitute.js";
 
 /** What replaces a secret. */
@@ -346,10 +347,12 @@ export function renderingLines(r: TaskRendering): string[] {
       break;
     case "LAMBDA":
       lines.push(`invoke: ${d.functionName}${d.qualifier ? ` (qualifier ${d.qualifier})` : ""}`);
+      lines.push(callPlaceLine("Lambda", d.functionName));
       block("payload", d.payload);
       break;
     case "STEP_FUNCTIONS":
       lines.push(`start execution of: ${d.stateMachineArn}`);
+      lines.push(callPlaceLine("Step Functions", d.stateMachineArn));
       if (d.executionName !== undefined) lines.push(`execution name: ${d.executionName}`);
       if (d.input !== undefined) block("input", d.input);
       break;

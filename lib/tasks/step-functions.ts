@@ -9,6 +9,9 @@
  * execution runs, and `ExecutionAlreadyExists` once it ended; then the plugin describes that
  * execution and follows it instead of failing.
  *
+ * Every call goes to the state machine ARN's region (aws-arn.ts), whatever the worker's
+ * AWS_REGION: Step Functions serves a state machine from its own region's endpoint only.
+ *
  * A kill (stop, lost lease) and a FAIL timeout stop the execution (StopExecution with a cause)
  * and end the attempt KILLED and FAILURE; a WARN timeout only warns. The worker renews the lease
  * while this polls.
@@ -22,6 +25,7 @@ import {
   StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
 import type { TaskLogWriter } from "../logs/task-log.js";
+import { callRegion } from "./aws-arn.js";
 import {
   AbortedError,
   awsErrorSentence,
@@ -201,7 +205,8 @@ export const runStepFunctions: TaskPlugin = async (ctx) => {
     );
   // Known before StartExecution answers: a kill during the call can still stop the execution.
   let executionArn = executionArnFor(task.stateMachineArn, name);
-  const client = ctx.clients.sfn;
+  const region = callRegion(task.stateMachineArn);
+  const client = ctx.clients.sfnIn(region);
   const timeoutS = task.timeoutSeconds;
   const warnOnly = task.timeoutStrategy === "WARN";
   const timedOut = new AbortController();
@@ -227,7 +232,9 @@ export const runStepFunctions: TaskPlugin = async (ctx) => {
   };
   try {
     let following = false;
-    log.write(`shoal: starting execution ${name} of ${task.stateMachineArn}`);
+    log.write(
+      `shoal: starting execution ${name} of ${task.stateMachineArn}${region ? ` (Step Functions in ${region})` : ""}`,
+    );
     try {
       const started = await untilAborted(
         client.send(

@@ -210,6 +210,31 @@ describe("shoal import dolphinscheduler --apply", () => {
     expect(lines).toContain("1");
   });
 
+  it("--apply of a directory of exports: the other file's sub-workflow first, references between the files resolved", async () => {
+    const pair = new URL("../fixtures/dolphinscheduler/pair/", import.meta.url).pathname;
+    const r = await runCli(["import", "dolphinscheduler", pair, "--apply"], { endpoint: sa.url });
+    expect(r.code, r.stderr).toBe(0);
+    const created = [...r.stdout.matchAll(/^(\S+): version 1 \(created\) — (.+)$/gm)].map(
+      (m): [string, string] => [m[2] as string, m[1] as string],
+    );
+    const names = new Map(created);
+    expect([...names.keys()].sort()).toEqual(["库存装载", "库存汇总", "订单日报"].sort());
+    // 订单日报 (orders.json) runs 库存汇总 (inventory.json) as a sub-workflow: created after it.
+    const order = created.map(([ds]) => ds);
+    expect(order.indexOf("订单日报")).toBeGreaterThan(order.indexOf("库存汇总"));
+    const orders = await api(sa.url, "GET", `/v1/workflows/${names.get("订单日报")}`);
+    const items = orders.body.tasks.flatMap(
+      (t: {
+        type: string;
+        dependence?: { groups: Array<{ items: Array<{ workflow: string; task?: string }> }> };
+      }) => (t.type === "DEPENDENT" ? (t.dependence?.groups.flatMap((g) => g.items) ?? []) : []),
+    );
+    expect(items.map((i: { workflow: string }) => i.workflow)).toEqual([
+      names.get("库存装载"),
+      "ds-workflow-39999999999999",
+    ]);
+  });
+
   it("runs a converted SHELL chain to SUCCESS", async () => {
     const name = nameOf("上游装载");
     const id = await startRun(sa.url, name);

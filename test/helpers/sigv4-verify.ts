@@ -1,6 +1,7 @@
 /**
- * A SigV4 check as API Gateway makes it, for tests of the CLI's signing (test/unit/cli-aws.test.ts)
- * and of `shoal console`'s proxy (test/integration/cli-console.test.ts): the signature is
+ * A SigV4 check as API Gateway makes it, for tests of the CLI's signing (test/unit/cli-aws.test.ts),
+ * of `shoal console`'s proxy (test/integration/cli-console.test.ts) and of the region LAMBDA and
+ * STEP_FUNCTIONS tasks sign for (test/unit/aws-tasks-region.test.ts): the signature is
  * recomputed on the server side, from the request as received (method, raw path, query, the
  * signed headers, the body), and compared with the one sent.
  */
@@ -80,4 +81,14 @@ export async function verifySigV4(req: IncomingMessage, body: string): Promise<V
     signedHeaders,
     payloadHashOk: req.headers["x-amz-content-sha256"] === sha256(body),
   };
+}
+
+/** Reads a request's body and checks its signature ({@link verifySigV4}). */
+export async function receiveSigned(
+  req: IncomingMessage,
+): Promise<{ body: string; verdict: Verdict }> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const body = Buffer.concat(chunks).toString("utf8");
+  return { body, verdict: await verifySigV4(req, body) };
 }

@@ -15,6 +15,8 @@ import { runCli } from "../helpers/cli-run.js";
 const FIXTURES = fileURLToPath(new URL("../fixtures/dolphinscheduler/", import.meta.url));
 const X32 = join(FIXTURES, "export-3.2.json");
 const X33 = join(FIXTURES, "export-3.3.json");
+/** Two exports whose workflows refer to each other (DEPENDENT both ways, a SUB_PROCESS). */
+const PAIR = join(FIXTURES, "pair");
 const tmp = () => mkdtempSync(join(tmpdir(), "shoal-ds-cli-"));
 
 describe("shoal import dolphinscheduler --output", () => {
@@ -98,6 +100,73 @@ describe("shoal import dolphinscheduler --output", () => {
     expect(doc?.name).toBe("orders");
     expect(readFileSync(join(dir, "import-report.md"), "utf8")).toContain(
       "`orders` is written to `orders-2.yaml`",
+    );
+  });
+
+  it("a directory: its *.json files imported together, references between them resolved", async () => {
+    const dir = join(tmp(), "out");
+    const r = await runCli(["import", "dolphinscheduler", PAIR, "--output", dir]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    // inventory.json before orders.json: a directory's files in name order.
+    expect(r.stdout).toMatch(
+      /: 库存装载 \(from .*pair\/inventory\.json\)\n.*: 库存汇总 \(from .*inventory\.json\)\n.*: 订单日报 \(from .*orders\.json\)\n/,
+    );
+    expect(r.stdout).toMatch(
+      /import-report.md: 3 workflows; .* 1 external references, 0 placeholders/,
+    );
+    const yamls = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
+    const docs = new Map<string, Record<string, unknown>>();
+    for (const f of yamls) {
+      const [doc] = (await loadWorkflowDocuments(join(dir, f))).documents;
+      const def = parseWorkflowDefinition(doc?.body);
+      docs.set(def.displayName ?? "", { name: doc?.name, ...def });
+    }
+    const nameOf = (ds: string) => docs.get(ds)?.name as string;
+    const orders = JSON.stringify(docs.get("订单日报"));
+    expect(orders).toContain(`"workflow":"${nameOf("库存装载")}","task":"load"`);
+    expect(orders).toContain(`"type":"SUB_WORKFLOW","workflow":"${nameOf("库存汇总")}"`);
+    expect(JSON.stringify(docs.get("库存装载"))).toContain(`"workflow":"${nameOf("订单日报")}"`);
+    const report = readFileSync(join(dir, "import-report.md"), "utf8");
+    expect(report).toMatch(
+      /## References to workflows outside the imported files\n\n- [^\n]*workflow code 39999999999999[^\n]*\n\n/,
+    );
+    expect(report).not.toContain("ds-workflow-3400");
+  });
+
+  it("several files: the same as their directory; one workflow name in two files is an error naming both", async () => {
+    const a = join(tmp(), "a");
+    const b = join(tmp(), "b");
+    await runCli(["import", "dolphinscheduler", PAIR, "--output", a]);
+    const files = ["inventory.json", "orders.json"].map((f) => join(PAIR, f));
+    const r = await runCli(["import", "dolphinscheduler", ...files, "--output", b]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of readdirSync(a))
+      expect(readFileSync(join(b, f), "utf8")).toBe(readFileSync(join(a, f), "utf8"));
+
+    const d = tmp();
+    const wf = (code: number) => [
+      {
+        processDefinition: { name: "orders", code },
+        processTaskRelationList: [{ preTaskCode: 0, postTaskCode: code + 1 }],
+        taskDefinitionList: [
+          { code: code + 1, name: "t", taskType: "SHELL", taskParams: { rawScript: "true" } },
+        ],
+      },
+    ];
+    writeFileSync(join(d, "one.json"), JSON.stringify(wf(10)));
+    writeFileSync(join(d, "two.json"), JSON.stringify(wf(20)));
+    const clash = await runCli(["import", "dolphinscheduler", d, "--output", join(d, "out")]);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain(
+      `two workflows would both be named 'orders': 'orders' (code 10) in ${join(d, "one.json")} and 'orders' (code 20) in ${join(d, "two.json")}`,
+    );
+    expect(existsSync(join(d, "out"))).toBe(false);
+    const empty = tmp();
+    const none = await runCli(["import", "dolphinscheduler", empty, "--apply"]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(
+      /no \*\.json file in this directory \(subdirectories are not read\)/,
     );
   });
 

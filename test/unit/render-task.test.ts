@@ -219,6 +219,11 @@ describe("renderTask: worker tasks, as the worker substitutes them", () => {
       input: '{"d": "20261101"}',
       executionName: "run-20261102",
     });
+    // Where the calls go: the ARN's region, whatever the worker's AWS_REGION.
+    expect(renderingLines(sfn)).toContain(
+      "calls Step Functions in eu-west-1, account 123456789012 (from the ARN)",
+    );
+    expect(renderingLines(lambda)).toContain("calls Lambda in the worker's region (AWS_REGION)");
   });
 
   it("a task that cannot be rendered carries the error a run would fail with", () => {

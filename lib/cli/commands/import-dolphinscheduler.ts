@@ -1,14 +1,19 @@
 /**
- * `shoal import dolphinscheduler EXPORT.json [--project P] (--output DIR | --apply)
- * [--placeholder] [--server-timezone ZONE]`: converts a DolphinScheduler 3.x workflow export
+ * `shoal import dolphinscheduler EXPORT.json|DIR… [--project P] (--output DIR | --apply)
+ * [--placeholder] [--server-timezone ZONE]`: converts DolphinScheduler 3.x workflow exports
  * (lib/import/dolphinscheduler/) and either writes reviewable files or creates the workflows
- * and schedules through the API, children first, as `shoal apply` does.
+ * and schedules through the API, children first, as `shoal apply` does. Several files (or a
+ * directory's `*.json`) are converted together, so that references between them resolve.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { isTimeZone, timeZoneProblem } from "../../core/time-zones.js";
-import type { ConvertedWorkflow, DsConversion } from "../../import/dolphinscheduler/convert.js";
+import type {
+  ConvertedWorkflow,
+  DsConversion,
+  DsExportFile,
+} from "../../import/dolphinscheduler/convert.js";
 import type { Schedule, WorkflowWritten } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../errors.js";
@@ -30,7 +35,10 @@ export function registerImportDolphinScheduler(imp: Command, ctx: CliContext): v
     .description(
       "import a DolphinScheduler 3.x workflow export (JSON) as Shoal workflows and schedules",
     )
-    .argument("<file>", 'the JSON file DolphinScheduler\'s "export" wrote')
+    .argument(
+      "<files...>",
+      'the JSON files DolphinScheduler\'s "export" wrote, or directories of them (their *.json, not recursing)',
+    )
     .option(
       "--project <code-or-name>",
       "only the workflows of this project (its code, or its name)",
@@ -50,10 +58,12 @@ export function registerImportDolphinScheduler(imp: Command, ctx: CliContext): v
     )
     .addHelpText(
       "after",
-      "\nWithout --placeholder, a task type Shoal does not have (SQL, SPARK, …) stops the import:\n" +
+      "\nSeveral files are converted together: a DEPENDENT or SUB_PROCESS task on a workflow of any\n" +
+        "of them gets that workflow's Shoal name; only references to none of them are reported.\n" +
+        "Without --placeholder, a task type Shoal does not have (SQL, SPARK, …) stops the import:\n" +
         "each is listed and nothing is written. docs/import-dolphinscheduler.md has the mapping.",
     )
-    .action(async (file: string, opts: DsOptions) => {
+    .action(async (paths: string[], opts: DsOptions) => {
       if ((opts.output === undefined) === (opts.apply !== true)) {
         throw new UsageError(
           "give either --output DIR (write files to review) or --apply (create through the API)",
@@ -64,24 +74,63 @@ export function registerImportDolphinScheduler(imp: Command, ctx: CliContext): v
           `--server-timezone: ${timeZoneProblem(opts.serverTimezone) ?? "not a time zone"}`,
         );
       }
-      const doc = await readExportFile(file);
-      const { convertDolphinScheduler } = await import("../../import/dolphinscheduler/convert.js");
+      const files = await exportFiles(paths);
+      const inputs: DsExportFile[] = [];
+      for (const file of files) inputs.push({ source: file, doc: await readExportFile(file) });
+      const { convertDolphinSchedulerFiles } = await import(
+        "../../import/dolphinscheduler/convert.js"
+      );
       const { DsImportError } = await import("../../import/dolphinscheduler/errors.js");
       let result: DsConversion;
       try {
-        result = convertDolphinScheduler(doc, {
+        result = convertDolphinSchedulerFiles(inputs, {
           ...(opts.project !== undefined ? { project: opts.project } : {}),
           placeholder: opts.placeholder === true,
           ...(opts.serverTimezone !== undefined ? { serverTimezone: opts.serverTimezone } : {}),
         });
       } catch (err) {
+        // With several files the converter's message names the file(s) itself.
         if (err instanceof DsImportError)
-          throw new CliError(`${file}: ${err.message}`, { cause: err });
+          throw new CliError(files.length === 1 ? `${files[0]}: ${err.message}` : err.message, {
+            cause: err,
+          });
         throw err;
       }
-      if (opts.output !== undefined) await writeOutput(ctx, result, file, opts.output);
+      const source = files.length === 1 ? basename(files[0] as string) : files.join(", ");
+      if (opts.output !== undefined) await writeOutput(ctx, result, source, opts.output);
       else await applyAll(ctx, result);
     });
+}
+
+/**
+ * The export files of the command's arguments, in order: a file as given, a directory as its
+ * `*.json` files sorted by name (not recursing into subdirectories); each file once.
+ * @throws CliError for a path that does not exist, or a directory without a `*.json` file.
+ */
+async function exportFiles(paths: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const add = (file: string) => {
+    if (seen.has(resolve(file))) return;
+    seen.add(resolve(file));
+    files.push(file);
+  };
+  for (const path of paths) {
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      add(path); // readExportFile says why a path that is not a file cannot be read
+      continue;
+    }
+    const entries = await readdir(path, { withFileTypes: true });
+    const json = entries
+      .filter((e) => e.isFile() && e.name.toLowerCase().endsWith(".json"))
+      .map((e) => e.name)
+      .sort();
+    if (json.length === 0)
+      throw new CliError(`${path}: no *.json file in this directory (subdirectories are not read)`);
+    for (const name of json) add(join(path, name));
+  }
+  return files;
 }
 
 /** The parsed export. @throws CliError when it cannot be read or is not JSON. */
@@ -109,11 +158,11 @@ async function readExportFile(file: string): Promise<unknown> {
 async function writeOutput(
   ctx: CliContext,
   c: DsConversion,
-  file: string,
+  source: string,
   dir: string,
 ): Promise<void> {
   const { fileNames, outputFiles } = await import("../../import/dolphinscheduler/report.js");
-  const files = outputFiles(c, basename(file));
+  const files = outputFiles(c, source);
   const names = fileNames(c.workflows);
   try {
     await mkdir(dir, { recursive: true });
@@ -126,7 +175,7 @@ async function writeOutput(
   }
   for (const w of c.workflows)
     ctx.out(
-      `${join(dir, names.get(w.name) as string)}: ${w.dsName}${w.schedule ? " (schedule in schedules.sh)" : ""}`,
+      `${join(dir, names.get(w.name) as string)}: ${w.dsName}${w.source ? ` (from ${w.source})` : ""}${w.schedule ? " (schedule in schedules.sh)" : ""}`,
     );
   ctx.out(`${join(dir, "import-report.md")}: ${summary(c)}`);
 }
@@ -156,7 +205,7 @@ async function applyAll(ctx: CliContext, c: DsConversion): Promise<void> {
       if (byName.has(t.workflow)) mine.push(t.workflow);
       else if (!(await exists(ctx, t.workflow)))
         missing.push(
-          `${w.name} / ${t.code}: sub-workflow '${t.workflow}' is not in the file nor on the server`,
+          `${w.name} / ${t.code}: sub-workflow '${t.workflow}' is not in the ${c.sources ? "files" : "file"} nor on the server`,
         );
     }
     children.set(w.name, mine);

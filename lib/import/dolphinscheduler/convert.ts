@@ -4,30 +4,21 @@
  * notes of the report. Every definition is checked with the API's own validator before it is
  * returned. Pure: no file system, no clock (docs/import-dolphinscheduler.md has the mapping).
  */
-import { RequestError } from "../../core/errors.js";
-import { parseWorkflowDefinition } from "../../core/validate.js";
-import { alertChannel, alertGroupOf, timeoutAlertFails } from "./alerts.js";
-import { credentialNotes } from "./credentials.js";
+import { alertChannel, alertGroupOf } from "./alerts.js";
 import { subWorkflowCycles } from "./cycles.js";
 import { DsImportError } from "./errors.js";
-import { type DsTask, type DsWorkflow, readExport } from "./export-format.js";
-import { conditionsTask, dependentTask, subWorkflowTask, switchTask } from "./logic-tasks.js";
-import { displayNameFor, NameScope } from "./names.js";
+import { type DsWorkflow, readExport } from "./export-format.js";
+import { NameScope } from "./names.js";
 import { type ImportNote, NoteBook } from "./notes.js";
-import { convertProperties } from "./params.js";
-import { convertSchedule } from "./schedule.js";
-import type { TaskBody, TaskContext, WorkflowRef } from "./task-common.js";
-import { BASH_RUN, httpTask, placeholderTask, pythonTask, shellTask } from "./worker-tasks.js";
+import type { WorkflowRef } from "./task-common.js";
+import {
+  CONVERTERS,
+  type ConvertedWorkflow,
+  convertWorkflow,
+  type DsConvertOptions,
+} from "./workflow.js";
 
-/** Options of {@link convertDolphinScheduler}. */
-export interface DsConvertOptions {
-  /** Only the workflows of this project (its code, or its name when the export has one). */
-  project?: string;
-  /** Unsupported task types become failing SHELL tasks instead of stopping the import. */
-  placeholder?: boolean;
-  /** IANA zone of the DolphinScheduler server (schedule start/end times); default the schedule's zone. */
-  serverTimezone?: string;
-}
+export type { ConvertedWorkflow, DsConvertOptions } from "./workflow.js";
 
 /** A task whose type Shoal does not have. */
 export interface UnsupportedTask {
@@ -36,20 +27,6 @@ export interface UnsupportedTask {
   dsWorkflow: string;
   task: string;
   type: string;
-}
-
-/** One converted workflow. */
-export interface ConvertedWorkflow {
-  name: string;
-  dsName: string;
-  dsCode: string;
-  projectCode: string;
-  /** The WorkflowDefinition body (without `name`), valid by parseWorkflowDefinition. */
-  definition: Record<string, unknown>;
-  /** `POST /v1/schedules` body, when the workflow had a schedule that converts. */
-  schedule?: Record<string, unknown>;
-  /** Task types, DolphinScheduler's → how many. */
-  taskTypes: Record<string, number>;
 }
 
 /** Everything the import produced. */
@@ -69,6 +46,8 @@ export interface DsConversion {
   /** Projects in the file (code → workflows), and the one kept. */
   projects: Array<{ code: string; name: string; workflows: number }>;
   project?: string;
+  /** The files imported together, when there were several (convertDolphinSchedulerFiles). */
+  sources?: string[];
 }
 
 /** Task types converted; the rest are unsupported. */
@@ -83,18 +62,6 @@ export const SUPPORTED_TYPES = [
   "DEPENDENT",
 ];
 
-type Converter = (t: DsTask, ctx: TaskContext, code: string) => TaskBody;
-const CONVERTERS: Record<string, Converter> = {
-  SHELL: shellTask,
-  PYTHON: pythonTask,
-  HTTP: httpTask,
-  CONDITIONS: conditionsTask,
-  SWITCH: switchTask,
-  SUB_PROCESS: subWorkflowTask,
-  SUB_WORKFLOW: subWorkflowTask,
-  DEPENDENT: dependentTask,
-};
-
 /**
  * Converts an export.
  * @param doc the parsed JSON of the export file.
@@ -103,16 +70,29 @@ const CONVERTERS: Record<string, Converter> = {
  *   and, when it is not `placeholder`, for unsupported task types (listing each).
  */
 export function convertDolphinScheduler(doc: unknown, opts: DsConvertOptions = {}): DsConversion {
-  const all = readExport(doc);
+  return convertExports([readExport(doc)], opts);
+}
+
+/**
+ * Converts the workflows of one or more exports together (`groups`: each file's workflows, in
+ * file order, each with its `source` when there are several files): a SUB_PROCESS or DEPENDENT
+ * task finds its workflow in any of them. Names are given per file as for one file.
+ * @throws DsImportError as {@link convertDolphinScheduler}; with several files each message
+ *   names the file, and two files' workflows with one Shoal name or one code are an error
+ *   naming both.
+ */
+function convertExports(
+  groups: readonly (readonly DsWorkflow[])[],
+  opts: DsConvertOptions = {},
+): DsConversion {
+  const all = groups.flat();
+  const sources = groups.length > 1 ? groups.map((g) => g[0]?.source ?? "") : undefined;
   const projects = projectsOf(all);
-  const chosen =
-    opts.project === undefined
-      ? all
-      : all.filter(
-          (w) =>
-            w.projectCode === opts.project ||
-            (w.projectName !== "" && w.projectName === opts.project),
-        );
+  const inProject = (w: DsWorkflow) =>
+    opts.project === undefined ||
+    w.projectCode === opts.project ||
+    (w.projectName !== "" && w.projectName === opts.project);
+  const chosen = all.filter(inProject);
   if (chosen.length === 0) {
     const list = projects
       .map(
@@ -121,38 +101,58 @@ export function convertDolphinScheduler(doc: unknown, opts: DsConvertOptions = {
       )
       .join("; ");
     throw new DsImportError(
-      `no workflow of project '${opts.project}' in the export; its projects: ${list}`,
+      `no workflow of project '${opts.project}' in the export${sources ? "s" : ""}; its projects: ${list}`,
     );
   }
   const unsupported: UnsupportedTask[] = [];
-  const wfScope = new NameScope("wf");
   const refs = new Map<string, WorkflowRef>();
-  for (const wf of chosen) {
-    const name = wfScope.name(wf.name, wf.code);
-    const taskScope = new NameScope("task");
-    const taskCodes = new Map(wf.tasks.map((t) => [t.code, taskScope.name(t.name, t.code)]));
-    refs.set(wf.code, { name, ds: wf, taskCodes });
-    for (const t of wf.tasks) {
-      if (!(t.taskType in CONVERTERS))
-        unsupported.push({ workflow: name, dsWorkflow: wf.name, task: t.name, type: t.taskType });
+  const named = new Map<string, DsWorkflow>();
+  for (const group of groups) {
+    // One scope per file: a file alone gets the names it gets when imported alone.
+    const wfScope = new NameScope("wf");
+    for (const wf of group.filter(inProject)) {
+      const name = wfScope.name(wf.name, wf.code);
+      const sameCode = refs.get(wf.code)?.ds;
+      const other = named.get(name) ?? (sameCode?.source !== wf.source ? sameCode : undefined);
+      if (other) throw collision(name, other, wf);
+      named.set(name, wf);
+      const taskScope = new NameScope("task");
+      const taskCodes = new Map(wf.tasks.map((t) => [t.code, taskScope.name(t.name, t.code)]));
+      refs.set(wf.code, { name, ds: wf, taskCodes });
+      for (const t of wf.tasks) {
+        if (!(t.taskType in CONVERTERS))
+          unsupported.push({ workflow: name, dsWorkflow: wf.name, task: t.name, type: t.taskType });
+      }
     }
   }
   if (unsupported.length > 0 && !opts.placeholder) {
-    const lines = unsupported.map((u) => `  ${u.dsWorkflow} / ${u.task}: ${u.type}`);
+    const lines = unsupported.map((u) => {
+      const source = sources ? `${named.get(u.workflow)?.source}: ` : "";
+      return `  ${source}${u.dsWorkflow} / ${u.task}: ${u.type}`;
+    });
     throw new DsImportError(
-      `${unsupported.length} task${unsupported.length === 1 ? " has a type" : "s have types"} Shoal does not have (workflow / task: type):\n${lines.join("\n")}\nnothing written; with --placeholder each becomes a SHELL task that fails saying what to replace`,
+      `${unsupported.length} task${unsupported.length === 1 ? " has a type" : "s have types"} Shoal does not have (${sources ? "file: " : ""}workflow / task: type):\n${lines.join("\n")}\nnothing written; with --placeholder each becomes a SHELL task that fails saying what to replace`,
     );
   }
   const notes: ImportNote[] = [];
-  const groups = new Map<number, string[]>();
+  const groupsByAlert = new Map<number, string[]>();
+  const outside = sources ? "in none of the imported files" : "not in this file";
   const workflows = chosen.map((wf) => {
     const ref = refs.get(wf.code) as WorkflowRef;
     const book = new NoteBook(ref.name);
-    const out = convertWorkflow(wf, ref, refs, book, opts);
+    let out: ConvertedWorkflow;
+    try {
+      out = convertWorkflow(wf, ref, refs, book, opts, outside);
+    } catch (err) {
+      if (sources && err instanceof DsImportError)
+        throw new DsImportError(`${wf.source}: ${err.message}`, { cause: err });
+      throw err;
+    }
     notes.push(...book.notes);
     const group = alertGroupOf(wf.schedule);
-    if (group && out.schedule?.alerts) groups.set(group, [...(groups.get(group) ?? []), out.name]);
-    return out;
+    if (group && out.schedule?.alerts)
+      groupsByAlert.set(group, [...(groupsByAlert.get(group) ?? []), out.name]);
+    return sources ? { ...out, source: wf.source as string } : out;
   });
   const cycles = subWorkflowCycles(
     workflows.map((w) => ({
@@ -174,13 +174,60 @@ export function convertDolphinScheduler(doc: unknown, opts: DsConvertOptions = {
     notes,
     cycles,
     unsupported,
-    alertGroups: [...groups]
+    alertGroups: [...groupsByAlert]
       .sort(([a], [b]) => a - b)
       .map(([id, names]) => ({ id, channel: alertChannel(id), workflows: names })),
     spellings: [...new Set(chosen.map((w) => w.spelling))],
     projects,
     ...(opts.project !== undefined ? { project: opts.project } : {}),
+    ...(sources ? { sources } : {}),
   };
+}
+
+/**
+ * Two workflows of different files that get one Shoal name, or have one code (one workflow in
+ * two exports: references to it would be ambiguous): which, and what to do.
+ */
+function collision(name: string, a: DsWorkflow, b: DsWorkflow): DsImportError {
+  const which = (w: DsWorkflow) => `'${w.name}' (code ${w.code}) in ${w.source}`;
+  const what =
+    a.code === b.code
+      ? `workflow code ${a.code} is in two files: ${which(a)} and ${which(b)}; import only one of them`
+      : `two workflows would both be named '${name}': ${which(a)} and ${which(b)}; rename one of them in DolphinScheduler and export it again, or import the files separately`;
+  return new DsImportError(what);
+}
+
+/** One parsed export file and the name it is reported under. */
+export interface DsExportFile {
+  /** The file as the user named it (`exports/orders.json`). */
+  source: string;
+  /** Its parsed JSON. */
+  doc: unknown;
+}
+
+/**
+ * Converts several export files together (`shoal import dolphinscheduler DIR|FILE…`): a
+ * DEPENDENT or SUB_PROCESS task on a workflow of any of them gets that workflow's Shoal name;
+ * only references to none of them are reported as external. One file converts exactly as
+ * {@link convertDolphinScheduler} does.
+ * @throws DsImportError as {@link convertDolphinScheduler}, each message naming the file; and
+ *   for two files' workflows with one Shoal name or one code, naming both files.
+ */
+export function convertDolphinSchedulerFiles(
+  files: readonly DsExportFile[],
+  opts: DsConvertOptions = {},
+): DsConversion {
+  if (files.length === 1) return convertDolphinScheduler(files[0]?.doc, opts);
+  const groups = files.map(({ source, doc }) => {
+    try {
+      return readExport(doc).map((w) => ({ ...w, source }));
+    } catch (err) {
+      if (err instanceof DsImportError)
+        throw new DsImportError(`${source}: ${err.message}`, { cause: err });
+      throw err;
+    }
+  });
+  return convertExports(groups, opts);
 }
 
 function projectsOf(all: readonly DsWorkflow[]): DsConversion["projects"] {
@@ -192,196 +239,4 @@ function projectsOf(all: readonly DsWorkflow[]): DsConversion["projects"] {
     by.set(w.projectCode, p);
   }
   return [...by.values()];
-}
-
-function convertWorkflow(
-  wf: DsWorkflow,
-  ref: WorkflowRef,
-  refs: ReadonlyMap<string, WorkflowRef>,
-  notes: NoteBook,
-  opts: DsConvertOptions,
-): ConvertedWorkflow {
-  const codes = ref.taskCodes;
-  const order = wf.tasks.map((t) => codes.get(t.code) as string);
-  const upstream = new Map<string, string[]>(order.map((c) => [c, []]));
-  for (const e of wf.edges)
-    upstream.get(codes.get(e.post) as string)?.push(codes.get(e.pre) as string);
-  // Every task's parameters as text, to find the references to a parameter.
-  const taskText = JSON.stringify(wf.tasks.map((t) => t.params));
-  const ctx: TaskContext = {
-    wf,
-    workflow: ref.name,
-    codes,
-    workflows: refs,
-    notes,
-    placeholder: opts.placeholder === true,
-    references: (name) => taskText.includes(`\${${name}}`),
-    upstreamOf: (code) => [...(upstream.get(code) ?? [])],
-    downstream: (code) => order.filter((c) => upstream.get(c)?.includes(code)),
-    addEdge: (pre, post) => {
-      const ups = upstream.get(post);
-      if (ups && !ups.includes(pre)) ups.push(pre);
-    },
-    dropEdge: (pre, post) => {
-      const ups = upstream.get(post);
-      if (ups)
-        upstream.set(
-          post,
-          ups.filter((u) => u !== pre),
-        );
-    },
-  };
-  const taskTypes: Record<string, number> = {};
-  // Logic tasks first: their branches may add edges the other tasks' upstream lists need.
-  const bodies = new Map<string, TaskBody>();
-  const logicFirst = [...wf.tasks].sort((a, b) => Number(isBranching(b)) - Number(isBranching(a)));
-  for (const t of logicFirst) {
-    const code = codes.get(t.code) as string;
-    taskTypes[t.taskType] = (taskTypes[t.taskType] ?? 0) + 1;
-    const convert = CONVERTERS[t.taskType];
-    let body: TaskBody;
-    if (convert) body = convert(t, ctx, code);
-    else {
-      body = placeholderTask(t, ctx, code);
-      notes.add(
-        "unsupported",
-        `${t.taskType} task: a SHELL placeholder that fails until its command is replaced`,
-        code,
-      );
-    }
-    bodies.set(t.code, body);
-  }
-  const bash = wf.tasks.filter(
-    (t) => t.taskType === "SHELL" && String(bodies.get(t.code)?.command).endsWith(`\n${BASH_RUN}`),
-  ).length;
-  if (bash > 0) {
-    notes.add(
-      "approximated",
-      `runs with bash: the worker needs bash (${bash === 1 ? "the SHELL task's script is" : `the ${bash} SHELL tasks' scripts are`} written to script.sh and run with \`bash script.sh\`, as DolphinScheduler runs them; Shoal's own SHELL commands run with /bin/sh -c)`,
-    );
-  }
-  const tasks = wf.tasks.map((t) => {
-    const code = codes.get(t.code) as string;
-    const { type, ...rest } = bodies.get(t.code) as TaskBody;
-    const display = displayNameFor(t.name, code);
-    const ups = upstream.get(code) ?? [];
-    return {
-      code,
-      ...(display ? { displayName: display } : {}),
-      ...(t.description.trim() ? { description: t.description.slice(0, 1024) } : {}),
-      type,
-      ...(ups.length > 0 ? { upstream: order.filter((c) => ups.includes(c)) } : {}),
-      ...rest,
-    };
-  });
-  const definition: Record<string, unknown> = {};
-  const display = displayNameFor(wf.name, ref.name);
-  if (display) definition.displayName = display;
-  if (wf.description.trim()) definition.description = wf.description.slice(0, 1024);
-  definition.releaseState = wf.releaseState === "ONLINE" ? "ONLINE" : "OFFLINE";
-  if (wf.schedule?.timezoneId && wf.schedule.timezoneId !== "UTC") {
-    definition.timezone = wf.schedule.timezoneId;
-  }
-  const globals = convertProperties(wf.globalParams, notes, "global parameter");
-  if (globals.outs.length > 0) {
-    notes.add(
-      "not-converted",
-      `global OUT parameters (${globals.outs.join(", ")}): a Shoal workflow has no OUT parameters`,
-    );
-  }
-  if (Object.keys(globals.params).length > 0) definition.params = globals.params;
-  definition.tasks = tasks;
-  workflowNotes(wf, notes);
-  const schedule = wf.schedule
-    ? convertSchedule(wf.schedule, ref.name, wf.executionType, notes, {
-        ...(opts.serverTimezone !== undefined ? { serverTimezone: opts.serverTimezone } : {}),
-        taskTimeoutAlerts: wf.tasks.some(timeoutAlertFails),
-      })
-    : undefined;
-  if (schedule?.timezone === undefined) delete definition.timezone;
-  timezoneNote(wf, definition, schedule !== undefined, notes);
-  checkDefinition(wf, definition);
-  credentialNotes(definition, notes);
-  return {
-    name: ref.name,
-    dsName: wf.name,
-    dsCode: wf.code,
-    projectCode: wf.projectCode,
-    definition,
-    ...(schedule ? { schedule } : {}),
-    taskTypes,
-  };
-}
-
-const isBranching = (t: DsTask) => t.taskType === "CONDITIONS" || t.taskType === "SWITCH";
-
-function workflowNotes(wf: DsWorkflow, notes: NoteBook): void {
-  if (wf.timeout > 0) {
-    const group = alertGroupOf(wf.schedule);
-    const channel = group ? alertChannel(group) : "CHANNEL";
-    notes.add(
-      "not-converted",
-      `workflow timeout ${wf.timeout} min: DolphinScheduler only alerts at it (${group ? `alert group ${group}` : "the run's alert group"}) and lets the run go on; Shoal has no alert-only workflow timeout. A TIMEOUT alert needs the workflow's timeoutSeconds, which also fails the instance at that time (nothing new starts, it ends FAILURE): to have both, add \`timeoutSeconds: ${wf.timeout * 60}\` and \`alerts: [{ on: [TIMEOUT], channels: [${channel}] }]\` to the workflow; leave them out to let runs go on`,
-    );
-  }
-  if (wf.executionType !== "PARALLEL" && wf.executionType !== "") {
-    notes.add(
-      "approximated",
-      wf.schedule
-        ? `execution type ${wf.executionType}: the schedule's overlapPolicy (Shoal applies it to the schedule's own runs, not to manual runs)`
-        : `execution type ${wf.executionType}: Shoal applies it to a schedule's runs only (overlapPolicy), and this workflow has no schedule`,
-    );
-  }
-  if (wf.tenantCode !== "" && wf.tenantCode !== "default") {
-    notes.add("not-converted", `tenant '${wf.tenantCode}': Shoal runs tasks as the worker's user`);
-  }
-  if (wf.flag === "NO")
-    notes.add(
-      "not-converted",
-      "workflow flag NO (not valid in DolphinScheduler): imported as a normal workflow",
-    );
-}
-
-/** What the report says about the workflow's `timezone`: what was written, and why. */
-function timezoneNote(
-  wf: DsWorkflow,
-  definition: Record<string, unknown>,
-  scheduled: boolean,
-  notes: NoteBook,
-): void {
-  const zone = wf.schedule?.timezoneId;
-  if (!zone || zone === "UTC") return;
-  if (definition.timezone !== undefined) {
-    notes.add(
-      "approximated",
-      `the workflow's timezone is its schedule's (${zone}), for the time parameters of manual runs too (DolphinScheduler uses the server's zone there)`,
-    );
-  } else if (!scheduled) {
-    // (A converted schedule without a zone: schedule.ts noted the zone Shoal does not accept.)
-    notes.add(
-      "not-converted",
-      `the schedule's zone (${zone}): the schedule is not converted, so the workflow has no timezone and the time parameters of its runs are computed in UTC; add \`timezone: ${zone}\` to the workflow to keep its zone`,
-    );
-  }
-}
-
-/**
- * Checks a converted definition with the API's validator. What fails here is input the
- * converter passes on as it is (an HTTP url that is not a URL, a cycle of relations, a
- * CONDITIONS task without upstream): reported with the DolphinScheduler names of the workflow
- * and task rather than as a stack.
- */
-function checkDefinition(wf: DsWorkflow, definition: Record<string, unknown>): void {
-  try {
-    parseWorkflowDefinition(definition);
-  } catch (err) {
-    if (!(err instanceof RequestError)) throw err;
-    const details = err.details.map((d) => {
-      const i = /^tasks\[(\d+)\]\.?(.*)$/.exec(d.path);
-      const task = i ? wf.tasks[Number(i[1])] : undefined;
-      const where = task ? `task '${task.name}'${i?.[2] ? ` ${i[2]}` : ""}` : d.path;
-      return `${where}: ${d.message}`;
-    });
-    throw new DsImportError(`workflow '${wf.name}': cannot be converted: ${details.join("; ")}`);
-  }
 }

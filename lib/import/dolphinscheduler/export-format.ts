@@ -76,6 +76,8 @@ export interface DsWorkflow {
   spelling: DsSpelling;
   /** Position in the file, from 0. */
   index: number;
+  /** The file it was read from, when several are imported together (export-files.ts). */
+  source?: string;
   code: string;
   name: string;
   description: string;

@@ -228,7 +228,7 @@ export function subWorkflowTask(t: DsTask, ctx: TaskContext, code: string): Task
   if (!child) {
     ctx.notes.add(
       "external",
-      `runs workflow code ${childCode || "(none)"}, which is not in this file: it is named '${out.workflow}'; import that workflow's export too, or rename it to the Shoal workflow that replaces it (it must exist before this one is applied)`,
+      `runs workflow code ${childCode || "(none)"}, which is ${ctx.outside}: it is named '${out.workflow}'; import that workflow's export too, or rename it to the Shoal workflow that replaces it (it must exist before this one is applied)`,
       code,
     );
   }
@@ -290,7 +290,7 @@ export function dependentTask(t: DsTask, ctx: TaskContext, code: string): TaskBo
       if (!target) {
         ctx.notes.add(
           "external",
-          `${where} depends on workflow code ${wfCode}${item.task ? ` (task code ${taskCode})` : ""} of project ${codeOf(it.projectCode) || "?"}, which is not in this file: named '${item.workflow}'${item.task ? ` / '${item.task}'` : ""}; rename it to the Shoal workflow that replaces it`,
+          `${where} depends on workflow code ${wfCode}${item.task ? ` (task code ${taskCode})` : ""} of project ${codeOf(it.projectCode) || "?"}, which is ${ctx.outside}: named '${item.workflow}'${item.task ? ` / '${item.task}'` : ""}; rename it to the Shoal workflow that replaces it`,
           code,
         );
       }

@@ -22,7 +22,7 @@ export interface OutputFile {
 export function workflowYaml(wf: ConvertedWorkflow): string {
   const head = [
     ...yamlSchemaCommentLines(),
-    `# Imported from DolphinScheduler workflow ${JSON.stringify(wf.dsName)} (code ${wf.dsCode}, project ${wf.projectCode})`,
+    `# Imported from DolphinScheduler workflow ${JSON.stringify(wf.dsName)} (code ${wf.dsCode}, project ${wf.projectCode}${wf.source ? `, file ${wf.source}` : ""})`,
     "# by `shoal import dolphinscheduler`; see import-report.md. Apply with: shoal apply -f FILE",
   ];
   if (wf.schedule) head.push("# Its schedule is in schedules.sh (run it after applying).");
@@ -113,11 +113,21 @@ const KIND_TITLES: Record<NoteKind, string> = {
   "not-converted": "Not converted",
 };
 
+/** A section's title; with several files, external references are outside all of them. */
+function kindTitle(kind: NoteKind, c: DsConversion): string {
+  return kind === "external" && c.sources
+    ? "References to workflows outside the imported files"
+    : KIND_TITLES[kind];
+}
+
 function noteLine(n: ImportNote): string {
   return `- \`${n.workflow}\`${n.task ? ` / \`${n.task}\`` : ""}: ${n.message}`;
 }
 
-/** import-report.md. `source`: the export file's name. */
+/**
+ * import-report.md. `source`: the export file's name (the files' names, comma-separated, when
+ * several were imported together: then the workflows table says which file each came from).
+ */
 export function reportMarkdown(c: DsConversion, source: string): string {
   const out: string[] = [`# DolphinScheduler import report: ${source}`, ""];
   const taskCount = c.workflows.reduce(
@@ -127,22 +137,29 @@ export function reportMarkdown(c: DsConversion, source: string): string {
   out.push(
     `${c.workflows.length} workflow${c.workflows.length === 1 ? "" : "s"}, ${taskCount} tasks, key spelling ${c.spellings.join(" and ")} (DolphinScheduler ${c.spellings.map((s) => (s === "3.3" ? "3.3+" : s)).join(", ")}).`,
   );
+  if (c.sources) {
+    out.push(
+      `${c.sources.length} files imported together (${c.sources.join(", ")}): a DEPENDENT or sub-workflow task on a workflow of any of them names its Shoal workflow; only references to none of them are listed as outside.`,
+    );
+  }
+  const inputs = c.sources ? "files" : "file";
   if (c.projects.length > 1 || c.project !== undefined) {
     const list = c.projects
       .map((p) => `${p.code}${p.name ? ` (${p.name})` : ""}: ${p.workflows}`)
       .join(", ");
     out.push(
       c.project !== undefined
-        ? `Projects in the file: ${list}; imported: project ${c.project} only.`
-        : `Projects in the file: ${list}; all were imported (choose one with --project).`,
+        ? `Projects in the ${inputs}: ${list}; imported: project ${c.project} only.`
+        : `Projects in the ${inputs}: ${list}; all were imported (choose one with --project).`,
     );
   }
+  const file = c.sources ? " File |" : "";
   out.push(
     "",
     "## Workflows",
     "",
-    "| Shoal name | DolphinScheduler name | Tasks | Schedule |",
-    "| --- | --- | --- | --- |",
+    `| Shoal name | DolphinScheduler name | Tasks | Schedule |${file}`,
+    `| --- | --- | --- | --- |${file && " --- |"}`,
   );
   const files = fileNames(c.workflows);
   for (const w of c.workflows) {
@@ -152,7 +169,8 @@ export function reportMarkdown(c: DsConversion, source: string): string {
     const sched = w.schedule
       ? `\`${String(w.schedule.cron)}\` ${String(w.schedule.timezone ?? "")}`.trim()
       : "—";
-    out.push(`| \`${w.name}\` | ${w.dsName.replace(/\|/g, "\\|")} | ${types} | ${sched} |`);
+    const from = c.sources ? ` ${String(w.source).replace(/\|/g, "\\|")} |` : "";
+    out.push(`| \`${w.name}\` | ${w.dsName.replace(/\|/g, "\\|")} | ${types} | ${sched} |${from}`);
   }
   const renamedFiles = c.workflows.filter((w) => files.get(w.name) !== `${w.name}.yaml`);
   if (renamedFiles.length > 0) {
@@ -193,7 +211,7 @@ export function reportMarkdown(c: DsConversion, source: string): string {
     const notes = c.notes.filter((n) => n.kind === kind);
     const extra = kind === "action" ? alertGroupLines(c.alertGroups) : [];
     if (notes.length === 0 && extra.length === 0) continue;
-    out.push("", `## ${KIND_TITLES[kind]}`, "", ...notes.map(noteLine), ...extra);
+    out.push("", `## ${kindTitle(kind, c)}`, "", ...notes.map(noteLine), ...extra);
   }
   const script = c.workflows.some((w) => w.schedule);
   out.push(

@@ -27,8 +27,13 @@ export interface TaskContext {
   workflow: string;
   /** DolphinScheduler task code → Shoal task code, for this workflow. */
   codes: ReadonlyMap<string, string>;
-  /** Workflows of the file that are converted, by DolphinScheduler code. */
+  /** Workflows of the file (of every file imported together) that are converted, by code. */
   workflows: ReadonlyMap<string, WorkflowRef>;
+  /**
+   * What a reference to none of them is, for notes: "not in this file", or "in none of the
+   * imported files" when several files are imported together.
+   */
+  outside: string;
   notes: NoteBook;
   /** Shoal codes of the tasks directly before `code`. */
   upstreamOf(code: string): string[];

@@ -9,6 +9,7 @@ import { LIMITS } from "../../core/validate.js";
 import type { DsTask } from "./export-format.js";
 import { PARAM_NAME } from "./names.js";
 import { convertProperties, outsNotSet } from "./params.js";
+import { notePythonScript } from "./python-script.js";
 import {
   commonFields,
   minutesToSeconds,
@@ -149,6 +150,7 @@ export function pythonTask(t: DsTask, ctx: TaskContext, code: string): TaskBody 
     "PYTHON task: a SHELL task that runs the script with python3 (the worker needs python3 on its PATH)",
     code,
   );
+  notePythonScript(script, ctx.notes, code);
   return {
     type: "SHELL",
     command,
