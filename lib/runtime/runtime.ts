@@ -188,6 +188,8 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
       ...(config.ecsWorkerGroup ? { ecsWorkerGroup: config.ecsWorkerGroup } : {}),
       // `alerts` of GET /v1/instances/{id} (deliveries live in the timers table).
       alerts: new DynamoDeliveries(clients.dynamo, config.tables.timers),
+      // On AWS, what the construct configured; standalone sets its own alerts file's.
+      ...(config.alertChannels ? { alertChannels: config.alertChannels } : {}),
     },
     scheduling,
     scheduleSweeper: (owner, sweepMs, lookaheadMs = 0, leaseMs = Math.max(3 * sweepMs, 3_000)) =>

@@ -12,7 +12,7 @@ import type {
   taskInstance,
   workflowSummary,
 } from "../../lib/api/present.js";
-import type { scheduleView } from "../../lib/api/schedules.js";
+import type { scheduleView, writtenView } from "../../lib/api/schedules.js";
 import type { TaskGroupView } from "../../lib/api/task-groups.js";
 import type { TriggerOutcome, triggerView } from "../../lib/api/triggers.js";
 import type * as api from "../../lib/cli/api-types.generated.js";
@@ -47,6 +47,8 @@ describe("handlers' answers and the generated API types", () => {
     expectTypeOf<Sent<View<typeof taskInstance>>>().toExtend<Sent<api.TaskInstance>>();
     expectTypeOf<Fields<View<typeof scheduleView>>>().toEqualTypeOf<Fields<api.Schedule>>();
     expectTypeOf<Sent<View<typeof scheduleView>>>().toExtend<Sent<api.Schedule>>();
+    expectTypeOf<Fields<View<typeof writtenView>>>().toEqualTypeOf<Fields<api.ScheduleWritten>>();
+    expectTypeOf<Sent<View<typeof writtenView>>>().toExtend<Sent<api.ScheduleWritten>>();
     expectTypeOf<Fields<View<typeof backfillView>>>().toEqualTypeOf<Fields<api.Backfill>>();
     expectTypeOf<Sent<View<typeof backfillView>>>().toExtend<Sent<api.Backfill>>();
     expectTypeOf<Fields<View<typeof triggerView>>>().toEqualTypeOf<Fields<api.Trigger>>();
