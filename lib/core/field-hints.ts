@@ -72,6 +72,12 @@ const VERSIONS = `has no Shoal field: ${NUMBERED}`;
 const RESOURCES =
   "has no Shoal equivalent: a task has the resources of the worker that runs it; pick workers with 'workerGroup'";
 const PROJECTS = "has no Shoal equivalent: Shoal has no projects, workflow names are global";
+/** dag-factory's `dependencies`, and `depends_on`: a task's list of the tasks before it. */
+const UPSTREAM_LIST: ForeignField = {
+  from: AF,
+  shoal: "upstream",
+  note: "the codes of the tasks that run first",
+};
 
 /** Foreign task fields (see the module comment for the sources). */
 const TASK_FIELDS: Record<string, ForeignField> = {
@@ -163,8 +169,8 @@ const TASK_FIELDS: Record<string, ForeignField> = {
   doc_md: { from: AF, shoal: "description" },
   env: { from: AF, shoal: "params", note: "a SHELL task's environment holds them" },
   upstream_task_ids: { from: AF, shoal: "upstream" },
-  dependencies: { from: AF, shoal: "upstream", note: "the codes of the tasks that run first" },
-  depends_on: { from: AF, shoal: "upstream", note: "the codes of the tasks that run first" },
+  dependencies: UPSTREAM_LIST,
+  depends_on: UPSTREAM_LIST,
   operator: {
     from: AF,
     shoal: "type",
