@@ -230,6 +230,16 @@ export class Shoal extends Construct {
     };
 
     const api = fn("api", Duration.seconds(29));
+    // The channels' names and types (no URL, no secret name): a PUT warns about a rule naming
+    // another one, and GET /v1/alert-channels lists them.
+    api.addEnvironment(
+      ENV.alertChannels,
+      JSON.stringify(
+        Object.fromEntries(
+          Object.entries(props.alerts?.channels ?? {}).map(([name, c]) => [name, c.type]),
+        ),
+      ),
+    );
     // Below the events queue's 30 s visibility timeout (SQS event sources require it).
     const dispatcher = fn("dispatcher", Duration.seconds(25));
     const sweeper = fn("sweeper", Duration.seconds(55));

@@ -161,3 +161,8 @@ export function describeChannel(c: Channel): string {
     return c.type;
   }
 }
+
+/** Each channel's type by name: what the API may tell about the configuration (no URL, no topic). */
+export function channelTypes(config: AlertsConfig): Record<string, Channel["type"]> {
+  return Object.fromEntries(Object.entries(config.channels).map(([name, c]) => [name, c.type]));
+}

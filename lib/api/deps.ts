@@ -73,4 +73,12 @@ export interface ApiDeps {
   ecsWorkerGroup?: string;
   /** Alert deliveries (`alerts` of `GET /v1/instances/{id}`); absent: not shown. */
   alerts?: Pick<DeliveryStore, "list">;
+  /**
+   * The deployment's alert channels, name → type (`webhook`, `slack`, `email`): standalone's
+   * alerts configuration (`--alerts`, SHOAL_ALERTS), or on AWS the construct's `alerts` prop
+   * (SHOAL_ALERT_CHANNELS, names and types only, never a URL). A PUT of a definition whose rule
+   * names another channel answers a warning; `GET /v1/alert-channels` lists them. Absent: not
+   * known (an API function deployed without the variable), so nothing is checked.
+   */
+  alertChannels?: Readonly<Record<string, string>>;
 }

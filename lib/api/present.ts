@@ -1,7 +1,9 @@
 /** Store records → the shapes of docs/api.md (ISO-8601 times, absent fields omitted). */
 
 import type { DeliveryRecord } from "../alerts/deliveries.js";
+import { type AlertRule, unconfiguredChannels } from "../core/alert-rules.js";
 import { currentAttempts } from "../core/current-attempts.js";
+import type { ErrorDetail } from "../core/errors.js";
 import type { TaskState } from "../core/model.js";
 import { type Progress, progressCounts } from "../core/progress.js";
 import { runTypeOf } from "../core/run-type.js";
@@ -18,6 +20,17 @@ export const iso = (ms: number | undefined): string | undefined =>
 function compact<T extends Record<string, unknown>>(o: T): T {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
   return o;
+}
+
+/**
+ * The `warnings` of a PUT or POST that stored alert `rules`: each channel they name that the
+ * deployment does not configure (`alertChannels`); none when the API does not know its channels.
+ */
+export function channelWarnings(
+  channels: Readonly<Record<string, string>> | undefined,
+  rules: readonly AlertRule[] | undefined,
+): ErrorDetail[] {
+  return channels ? unconfiguredChannels(rules, Object.keys(channels)) : [];
 }
 
 export function workflowSummary(h: WorkflowHead) {

@@ -4,9 +4,10 @@
  * (openapi.ts, served at `GET /v1/openapi.json`, copied to docs/openapi.json) is built from it;
  * the CLI's types (lib/cli/api-types.generated.ts) are generated from that document.
  */
+import { notFound } from "../core/errors.js";
 import { json } from "./http.js";
 import { openApiDocument } from "./openapi.js";
-import { answer, type Route, route } from "./route.js";
+import { answer, failure, type Route, route } from "./route.js";
 import { EVENT_ROUTES } from "./routes/events.js";
 import { INSTANCE_ROUTES } from "./routes/instances.js";
 import { SCHEDULING_ROUTES } from "./routes/scheduling.js";
@@ -29,6 +30,27 @@ export const ROUTES: readonly Route[] = [
       if (!parts) return json(200, { status: "ok", version: d.version });
       const ok = Object.values(parts).every((p) => p === "ok");
       return json(ok ? 200 : 503, { status: ok ? "ok" : "degraded", version: d.version, parts });
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/v1/alert-channels",
+    operationId: "listAlertChannels",
+    summary: "the alert channels this deployment configures: names and types, never a URL",
+    responses: {
+      200: answer("by name", "AlertChannels"),
+      404: failure("this API was deployed without its channel list (SHOAL_ALERT_CHANNELS)"),
+    },
+    handler: async (d) => {
+      if (!d.alertChannels) {
+        throw notFound(
+          "this Shoal does not say which alert channels it has: its API function was deployed without SHOAL_ALERT_CHANNELS (deploy the Shoal construct of this version)",
+        );
+      }
+      const items = Object.entries(d.alertChannels)
+        .map(([name, type]) => ({ name, type }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return json(200, { items });
     },
   }),
   route({

@@ -31,7 +31,7 @@ import {
   query,
   RESOURCE_ID,
 } from "./http.js";
-import { iso } from "./present.js";
+import { channelWarnings, iso } from "./present.js";
 
 const isoInstant = z.iso.datetime({ offset: true, error: "must be an ISO-8601 instant" });
 
@@ -208,7 +208,16 @@ export async function createSchedule(
     rev: 1,
   });
   if (!(await deps.scheduling.schedules.putSchedule(rec))) throw new Error("schedule id collision");
-  return json(201, scheduleView(rec));
+  return json(201, writtenView(deps, rec));
+}
+
+/**
+ * The answer of a POST or PUT: the schedule, and `warnings` when one of its alert rules names a
+ * channel the deployment does not configure (stored all the same: docs/alerts.md).
+ */
+export function writtenView(deps: Pick<ApiDeps, "alertChannels">, rec: ScheduleRecord) {
+  const warnings = channelWarnings(deps.alertChannels, rec.alerts);
+  return { ...scheduleView(rec), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** GET /v1/schedules?workflow=&limit=&nextToken= → `{items, nextToken}`, newest first. */
@@ -255,7 +264,7 @@ export async function putSchedule(
   if (!(await deps.scheduling.schedules.updateSchedule(rec))) {
     throw conflict(`schedule '${id}' changed meanwhile; read it and try again`);
   }
-  return json(200, scheduleView(rec));
+  return json(200, writtenView(deps, rec));
 }
 
 export async function deleteSchedule(

@@ -17,7 +17,7 @@ import {
   parsePositiveInt,
   query,
 } from "./http.js";
-import { iso, workflowSummary } from "./present.js";
+import { channelWarnings, iso, workflowSummary } from "./present.js";
 import {
   MAX_LIMIT_WITH_SUMMARY,
   parseWorkflowInclude,
@@ -139,9 +139,10 @@ async function storedTargets(deps: ApiDeps, name: string): Promise<string[]> {
 /**
  * PUT /v1/workflows/{name}: 201 with a new version, 200 when the body equals the latest. Both
  * carry `change`, `previousReleaseState` when the body's `releaseState` changed the workflow's,
- * and, when a `${name}` reference in the definition is something nothing in it can set,
- * `warnings` (param-references.ts): a run's parameters may still set it, so the definition is
- * stored all the same.
+ * and `warnings`: a `${name}` reference in the definition that nothing in it can set
+ * (param-references.ts: a run's parameters may still set it), an alert rule's channel that the
+ * deployment does not configure (alert-rules.ts `unconfiguredChannels`: the definition may be
+ * meant for another deployment); the definition is stored all the same.
  */
 export async function putWorkflow(
   deps: ApiDeps,
@@ -151,7 +152,10 @@ export async function putWorkflow(
   checkName(name, "name");
   const def = parseWorkflowDefinition(asObject(parseBody(event, { allowYaml: true })));
   await checkSubWorkflows(deps, name, def);
-  const warnings = unresolvedParamReferences(def);
+  const warnings = [
+    ...unresolvedParamReferences(def),
+    ...channelWarnings(deps.alertChannels, def.alerts),
+  ];
   for (let tries = 0; tries < 5; tries++) {
     const now = deps.now();
     const head = await deps.store.getWorkflowHead(name);

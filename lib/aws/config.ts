@@ -101,6 +101,12 @@ export const ENV = {
    * started from its endpoints.env call it in-process instead of an endpoint.
    */
   embeddedDir: "SHOAL_EMBEDDED_DIR",
+  /**
+   * The deployment's alert channels as JSON, name → type (`{"ops":"slack"}`; `{}`: none), which
+   * the construct gives the API function (never a URL: those stay with the alerts function's
+   * SHOAL_ALERTS). The API warns about a rule naming another channel. Unset: not known.
+   */
+  alertChannels: "SHOAL_ALERT_CHANNELS",
   /** Set by ECS in a task's containers: its agent's URI (scale-in protection). */
   ecsAgentUri: "ECS_AGENT_URI",
 } as const;
@@ -308,6 +314,8 @@ export interface ShoalConfig {
   holdCommands?: string[];
   /** The ECS agent's URI, inside an ECS task (scale-in protection while tasks run). */
   ecsAgentUri?: string;
+  /** The deployment's alert channels, name → type (SHOAL_ALERT_CHANNELS); absent: not known. */
+  alertChannels?: Record<string, string>;
 }
 
 /** Resource names derived from a prefix (`shoal` unless set). */
@@ -377,6 +385,33 @@ function limit(env: NodeJS.ProcessEnv, key: string, which: keyof TriggerLimits):
   return n;
 }
 
+/**
+ * Parses SHOAL_ALERT_CHANNELS (undefined when unset or empty).
+ * @throws Error naming the variable unless it is a JSON object of strings.
+ */
+export function alertChannelsSetting(
+  value: string | undefined,
+): Record<string, string> | undefined {
+  if (!value) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  const ok =
+    typeof parsed === "object" &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((t) => typeof t === "string");
+  if (!ok) {
+    throw new Error(
+      `${ENV.alertChannels} must be a JSON object of channel name to type, e.g. {"ops":"slack"}`,
+    );
+  }
+  return parsed as Record<string, string>;
+}
+
 /** Standalone's default period of retention sweeps, seconds. */
 const RETENTION_SWEEP_SECONDS = 600;
 
@@ -442,5 +477,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
         }
       : {}),
     ...(env[ENV.ecsAgentUri] ? { ecsAgentUri: env[ENV.ecsAgentUri] } : {}),
+    ...alertChannelsOf(env),
   };
+}
+
+function alertChannelsOf(env: NodeJS.ProcessEnv): { alertChannels?: Record<string, string> } {
+  const alertChannels = alertChannelsSetting(env[ENV.alertChannels]);
+  return alertChannels ? { alertChannels } : {};
 }

@@ -358,6 +358,7 @@ export interface ShoalApiSchemas {
   RenderedTask?: RenderedTask;
   ScheduleBody?: ScheduleBody;
   Schedule?: Schedule;
+  ScheduleWritten?: ScheduleWritten;
   SchedulePreview?: SchedulePreview;
   Fire?: Fire;
   BackfillBody?: BackfillBody;
@@ -372,6 +373,7 @@ export interface ShoalApiSchemas {
   RecentEvents?: RecentEvents;
   Error?: ErrorBody;
   Health?: Health;
+  AlertChannels?: AlertChannels;
   TaskGroupBody?: TaskGroupBody;
   TaskGroup?: TaskGroup;
 }
@@ -488,7 +490,7 @@ export interface WorkflowVersion {
    */
   previousReleaseState?: "ONLINE" | "OFFLINE";
   /**
-   * parameter references nothing can set (at most 100, then one 'N more' entry)
+   * parameter references nothing can set, alert rules' channels the deployment does not configure (at most 100, then one 'N more' entry)
    */
   warnings?: {
     path: string;
@@ -1146,6 +1148,72 @@ export interface Schedule {
   createdAt: string;
   updatedAt: string;
 }
+/**
+ * the body's fields (exactly one of cron, rate, at) and the schedule's state
+ */
+export interface ScheduleWritten {
+  id: string;
+  workflow: string;
+  cron?: string;
+  rate?: string;
+  /**
+   * a one-time schedule's fire time
+   */
+  at?: string;
+  timezone: string;
+  startTime?: string;
+  endTime?: string;
+  params: {
+    [k: string]: string;
+  };
+  priority?: "HIGHEST" | "HIGH" | "MEDIUM" | "LOW" | "LOWEST";
+  failureStrategy?: "END" | "CONTINUE";
+  workerGroup?: string;
+  misfirePolicy: "SKIP" | "FIRE_ONCE" | "FIRE_ALL";
+  misfireThresholdSeconds: number;
+  maxCatchup: number;
+  overlapPolicy: "PARALLEL" | "SERIAL_WAIT" | "SERIAL_DISCARD" | "SERIAL_PRIORITY";
+  state: "ONLINE" | "OFFLINE";
+  /**
+   * @maxItems 20
+   */
+  alerts?: {
+    /**
+     * @minItems 1
+     * @maxItems 6
+     */
+    on: (
+      | "SUCCESS"
+      | "FAILURE"
+      | "STOPPED"
+      | "TIMEOUT"
+      | "TASK_RETRY_EXHAUSTED"
+      | "SCHEDULE_MISFIRE"
+    )[];
+    /**
+     * @minItems 1
+     * @maxItems 10
+     */
+    channels: string[];
+  }[];
+  /**
+   * absent while OFFLINE or once the timing has no further fire
+   */
+  nextFireTime?: string;
+  /**
+   * SERIAL_*: nominal times waiting for the running instance
+   */
+  queued?: string[];
+  createdAt: string;
+  updatedAt: string;
+  /**
+   * present when an alert rule names a channel the deployment does not configure (stored all the same)
+   */
+  warnings?: {
+    path: string;
+    message: string;
+  }[];
+}
 export interface SchedulePreview {
   /**
    * the next nominal fire times
@@ -1455,6 +1523,18 @@ export interface Health {
   parts?: {
     [k: string]: "ok" | "restarting" | "down";
   };
+}
+export interface AlertChannels {
+  items: {
+    /**
+     * what alert rules call it (`channels` of a rule)
+     */
+    name: string;
+    /**
+     * `webhook`, `slack` or `email`
+     */
+    type: string;
+  }[];
 }
 export interface TaskGroupBody {
   capacity: number;

@@ -13,6 +13,7 @@ import type {
 } from "./api-types.generated.js";
 
 export type {
+  AlertChannels,
   Backfill,
   BackfillDryRun,
   Instance,
@@ -24,6 +25,7 @@ export type {
   RunStarted,
   Schedule,
   SchedulePreview,
+  ScheduleWritten,
   TaskGroup,
   TaskInstance,
   Trigger,

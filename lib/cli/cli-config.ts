@@ -222,8 +222,22 @@ export interface CliSettings {
 }
 
 /**
+ * The API's base URL from an endpoint as given: without trailing slashes and without a last
+ * `/v1` segment, which every request path already starts with. The console's header shows the
+ * API as `http://host:8080/v1`, and an endpoint pasted from it asked for `/v1/v1/…`. Another
+ * path prefix (a proxy's `/shoal`, an API Gateway stage) is kept: `http://host/shoal/v1` →
+ * `http://host/shoal`. A value that is not an http(s) URL is returned as given, for the
+ * endpoint check (main.ts) to refuse with its origin.
+ */
+export function apiBase(endpoint: string): string {
+  const trimmed = endpoint.replace(/\/+$/, "");
+  return /^https?:\/\/[^/?#]+(?:\/[^?#]*)?\/v1$/i.test(trimmed) ? trimmed.slice(0, -3) : trimmed;
+}
+
+/**
  * Resolves each setting, highest first: flag, environment, config file, default.
- * - endpoint: --endpoint, SHOAL_ENDPOINT, file, http://localhost:8080.
+ * - endpoint: --endpoint, SHOAL_ENDPOINT, file, http://localhost:8080; a final `/v1` is dropped
+ *   ({@link apiBase}).
  * - auth: --auth, SHOAL_AUTH, file, else `iam` for an AWS API host ({@link detectAwsHost}) and
  *   `none` otherwise (standalone needs no credentials).
  * - region: --region, then the region in an AWS host name (a signature scoped to another region
@@ -245,11 +259,11 @@ export function resolveSettings(
 
   let endpoint: Setting<string>;
   if (flags.endpoint !== undefined) {
-    endpoint = { value: flags.endpoint, source: "flag", origin: "--endpoint" };
+    endpoint = { value: apiBase(flags.endpoint), source: "flag", origin: "--endpoint" };
   } else if (env.SHOAL_ENDPOINT) {
-    endpoint = { value: env.SHOAL_ENDPOINT, source: "env", origin: "SHOAL_ENDPOINT" };
+    endpoint = { value: apiBase(env.SHOAL_ENDPOINT), source: "env", origin: "SHOAL_ENDPOINT" };
   } else if (cfg.endpoint) {
-    endpoint = fileSetting(cfg.endpoint);
+    endpoint = fileSetting(apiBase(cfg.endpoint));
   } else {
     endpoint = { value: DEFAULT_ENDPOINT, source: "default", origin: "default" };
   }
@@ -305,13 +319,16 @@ export function resolveSettings(
   };
 }
 
-/** Same endpoint up to trailing slashes and the URL's own normalisation (case of the host). */
+/**
+ * Same endpoint up to trailing slashes, a last `/v1` ({@link apiBase}) and the URL's own
+ * normalisation (case of the host).
+ */
 function sameEndpoint(a: string, b: string): boolean {
   const norm = (s: string) => {
     try {
-      return new URL(s).href.replace(/\/+$/, "");
+      return apiBase(new URL(s).href);
     } catch {
-      return s.replace(/\/+$/, "");
+      return apiBase(s);
     }
   };
   return norm(a) === norm(b);

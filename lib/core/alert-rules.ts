@@ -13,6 +13,8 @@
  * Pure: no clock, no I/O.
  */
 import { z } from "zod";
+import { closestName } from "./closest-name.js";
+import type { ErrorDetail } from "./errors.js";
 
 /**
  * What a rule can be `on`:
@@ -69,6 +71,51 @@ export const alertRuleSchema = z.strictObject({
 export const alertRulesSchema = z
   .array(alertRuleSchema)
   .max(ALERT_LIMITS.rules, { error: `at most ${ALERT_LIMITS.rules} rules` });
+
+/** Where a deployment's alert channels are configured, as the warnings of {@link unconfiguredChannels} say it. */
+export const CHANNELS_CONFIGURED_IN =
+  "standalone's --alerts FILE (or SHOAL_ALERTS), or the Shoal construct's alerts prop on AWS (docs/alerts.md)";
+
+/** How many configured channel names a warning lists before "…". */
+const LISTED_CHANNELS = 10;
+
+/**
+ * Warnings for each channel the `rules` name that is not among the deployment's `configured`
+ * channels: such a rule is stored (a definition moves between deployments), but its alerts to
+ * that channel fail at delivery. Each is at `alerts[i].channels[j]` and names the rule, the
+ * channel, the channels there are (with the closest as "did you mean"), and where channels are
+ * configured ({@link CHANNELS_CONFIGURED_IN}).
+ * @param configured the deployment's channel names (lib/alerts/channels.ts, the API's
+ *   `alertChannels`); an empty list warns about every channel.
+ * @param where how the messages call the deployment (`this Shoal`, `the Shoal at …`).
+ */
+export function unconfiguredChannels(
+  rules: readonly AlertRule[] | undefined,
+  configured: readonly string[],
+  where = "this Shoal",
+): ErrorDetail[] {
+  const known = new Set(configured);
+  const names = [...known].sort();
+  const listed =
+    names.length === 0
+      ? "it has none"
+      : `its channels: ${names.slice(0, LISTED_CHANNELS).join(", ")}${names.length > LISTED_CHANNELS ? ", …" : ""}`;
+  const out: ErrorDetail[] = [];
+  (rules ?? []).forEach((rule, i) => {
+    rule.channels.forEach((channel, j) => {
+      if (known.has(channel)) return;
+      const close = closestName(channel, names);
+      out.push({
+        path: `alerts[${i}].channels[${j}]`,
+        message:
+          `alert rule alerts[${i}] names channel '${channel}', which ${where} does not configure ` +
+          `(${listed}${close ? `; did you mean '${close}'?` : ""}): its alerts to it would fail ` +
+          `at delivery. Channels are configured in ${CHANNELS_CONFIGURED_IN}`,
+      });
+    });
+  });
+  return out;
+}
 
 /** Where a rule is written: the instance's workflow definition, or the schedule that started it. */
 export type RuleSource = "workflow" | "schedule";

@@ -24,8 +24,11 @@
  * - Airflow: `BaseOperator` parameters (airflow.models.baseoperator: `task_id`, `retries`,
  *   `retry_delay`, `retry_exponential_backoff`, `max_retry_delay`, `execution_timeout`, `pool`,
  *   `priority_weight`, `queue`, `trigger_rule`, `depends_on_past`, `doc_md`), `BashOperator`
- *   (`bash_command`, `env`), and `DAG` (`dag_id`, `default_args`, `schedule_interval`,
- *   `schedule`, `start_date`, `catchup`, `dagrun_timeout`).
+ *   (`bash_command`, `env`), `PythonOperator` (`python_callable`), and `DAG` (`dag_id`,
+ *   `default_args`, `schedule_interval`, `schedule`, `start_date`, `catchup`, `dagrun_timeout`).
+ *   YAML DAG generators (dag-factory) name a task's operator class `operator` and its upstream
+ *   tasks `dependencies`; `depends_on` is how hand-written conversions (and docker-compose
+ *   habits) spell the same list.
  */
 import { closestName } from "./closest-name.js";
 
@@ -69,6 +72,12 @@ const VERSIONS = `has no Shoal field: ${NUMBERED}`;
 const RESOURCES =
   "has no Shoal equivalent: a task has the resources of the worker that runs it; pick workers with 'workerGroup'";
 const PROJECTS = "has no Shoal equivalent: Shoal has no projects, workflow names are global";
+/** dag-factory's `dependencies`, and `depends_on`: a task's list of the tasks before it. */
+const UPSTREAM_LIST: ForeignField = {
+  from: AF,
+  shoal: "upstream",
+  note: "the codes of the tasks that run first",
+};
 
 /** Foreign task fields (see the module comment for the sources). */
 const TASK_FIELDS: Record<string, ForeignField> = {
@@ -160,6 +169,18 @@ const TASK_FIELDS: Record<string, ForeignField> = {
   doc_md: { from: AF, shoal: "description" },
   env: { from: AF, shoal: "params", note: "a SHELL task's environment holds them" },
   upstream_task_ids: { from: AF, shoal: "upstream" },
+  dependencies: UPSTREAM_LIST,
+  depends_on: UPSTREAM_LIST,
+  operator: {
+    from: AF,
+    shoal: "type",
+    note: "SHELL for a BashOperator, HTTP for an HttpOperator, LAMBDA for a LambdaInvokeFunctionOperator",
+  },
+  python_callable: {
+    from: AF,
+    shoal: "command",
+    note: "of a SHELL task that runs the Python code as a script (python3 job.py): Shoal has no Python task type and calls no function",
+  },
 };
 
 /** Foreign workflow fields (see the module comment for the sources). */

@@ -139,14 +139,23 @@ function zodDetails(
   });
 }
 
-/** 413 when every problem is a size limit (docs/api.md "Errors" and "Limits"), else 400. */
-function schemaError(error: z.ZodError, unknownField?: UnknownFieldMessage): RequestError {
-  const details = zodDetails(error, unknownField);
-  const tooLarge = error.issues.every(
-    (i) =>
-      (i.code === "too_big" && (i.origin === "string" || i.origin === "array")) ||
-      (i.code === "custom" && (i.params as { tooLarge?: boolean } | undefined)?.tooLarge),
-  );
+/**
+ * 413 when every problem is a size limit (docs/api.md "Errors" and "Limits"), else 400.
+ * @param more problems found besides the schema's (the graph rules of a definition), listed after.
+ */
+function schemaError(
+  error: z.ZodError,
+  unknownField?: UnknownFieldMessage,
+  more: readonly ErrorDetail[] = [],
+): RequestError {
+  const details = [...zodDetails(error, unknownField), ...more];
+  const tooLarge =
+    more.length === 0 &&
+    error.issues.every(
+      (i) =>
+        (i.code === "too_big" && (i.origin === "string" || i.origin === "array")) ||
+        (i.code === "custom" && (i.params as { tooLarge?: boolean } | undefined)?.tooLarge),
+    );
   if (!tooLarge) return validationError(details);
   const first = details[0];
   return new RequestError(
@@ -175,8 +184,12 @@ export function parseWithSchema<T>(schema: z.ZodType<T>, body: unknown): T {
 export function parseWorkflowDefinition(body: unknown): WorkflowDefinition {
   const parsed = workflowSchema.safeParse(body, PARSE_OPTIONS);
   if (!parsed.success) {
-    throw schemaError(parsed.error, (path, key) =>
-      unknownFieldMessage(key, definitionFieldContext(body, path)),
+    // The graph rules a body of the wrong shape can still be checked by: every problem in one
+    // answer, not duplicate codes only once the fields are right.
+    throw schemaError(
+      parsed.error,
+      (path, key) => unknownFieldMessage(key, definitionFieldContext(body, path)),
+      checkBodyGraph(body),
     );
   }
   const def = parsed.data as WorkflowDefinition;
@@ -207,22 +220,72 @@ function definitionFieldContext(
   return { level: "task", fields, type, fieldTypes: fieldsOfOtherTypes(type) };
 }
 
-/** Graph rules: unique codes, known upstreams, no self-loops, no cycles. */
+/**
+ * Graph rules: unique codes, known upstreams, no self-loops, no cycles; then the branch rules of
+ * logic tasks (logic-task-rules.ts).
+ */
 export function checkGraph(tasks: readonly TaskDefinition[]): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
+  const details = checkCodes(tasks);
+  if (details.length > 0) return details;
+  const index = codeIndex(tasks);
+  return [...checkLogicTasks(tasks, index), ...checkCycle(tasks, index)];
+}
+
+/**
+ * The part of a task a body of any shape yields for the graph rules: its `code` when it is a
+ * string, and its `upstream` when it is a list (an entry that is not a string is left to the
+ * schema's message).
+ */
+interface CodeRefs {
+  code?: unknown;
+  upstream?: unknown;
+}
+
+/** The tasks of a body that failed the schema, as far as the graph rules can read them. */
+function codesOfBody(body: unknown): CodeRefs[] {
+  const tasks = (body as { tasks?: unknown } | null | undefined)?.tasks;
+  if (!Array.isArray(tasks)) return [];
+  return tasks.map((t): CodeRefs => (typeof t === "object" && t !== null ? (t as CodeRefs) : {}));
+}
+
+/** Task code → position of its first task (codes that are not strings are left out). */
+function codeIndex(tasks: readonly CodeRefs[]): Map<string, number> {
   const seen = new Map<string, number>();
   tasks.forEach((task, i) => {
-    const first = seen.get(task.code);
-    if (first !== undefined) {
+    if (typeof task.code === "string" && !seen.has(task.code)) seen.set(task.code, i);
+  });
+  return seen;
+}
+
+/** The graph rules of a body that failed the schema: {@link checkCodes}, then no cycles. */
+function checkBodyGraph(body: unknown): ErrorDetail[] {
+  const tasks = codesOfBody(body);
+  const details = checkCodes(tasks);
+  return details.length > 0 ? details : checkCycle(tasks, codeIndex(tasks));
+}
+
+/**
+ * Unique codes, known upstreams, no self-loops, over tasks of any shape (a valid definition's,
+ * or what {@link codesOfBody} read from an invalid body): never throws on a body that is broken
+ * in other ways too.
+ */
+function checkCodes(tasks: readonly CodeRefs[]): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const seen = codeIndex(tasks);
+  tasks.forEach((task, i) => {
+    const first = typeof task.code === "string" ? seen.get(task.code) : undefined;
+    if (first !== undefined && first !== i) {
       details.push({
         path: `tasks[${i}].code`,
         message: `duplicate task code '${task.code}' (also tasks[${first}])`,
       });
-    } else seen.set(task.code, i);
+    }
   });
   tasks.forEach((task, i) => {
     const ups = new Set<string>();
-    task.upstream.forEach((up, j) => {
+    const upstream = Array.isArray(task.upstream) ? (task.upstream as unknown[]) : [];
+    upstream.forEach((up, j) => {
+      if (typeof up !== "string") return;
       const path = `tasks[${i}].upstream[${j}]`;
       if (!seen.has(up)) details.push({ path, message: `unknown task code '${up}'` });
       else if (up === task.code) details.push({ path, message: "a task cannot depend on itself" });
@@ -230,15 +293,26 @@ export function checkGraph(tasks: readonly TaskDefinition[]): ErrorDetail[] {
       ups.add(up);
     });
   });
-  if (details.length > 0) return details;
-  details.push(...checkLogicTasks(tasks, seen));
-  const cycle = findCycle(tasks);
-  if (cycle) {
-    const i = seen.get(cycle[0] ?? "") ?? 0;
-    details.push({ path: `tasks[${i}].upstream`, message: `cycle: ${cycle.join(" -> ")}` });
-  }
   return details;
 }
+
+/**
+ * A cycle among tasks whose codes are unique and whose upstreams are known ({@link checkCodes}
+ * found nothing), as one detail at the first task of the cycle.
+ */
+function checkCycle(tasks: readonly CodeRefs[], index: ReadonlyMap<string, number>): ErrorDetail[] {
+  const graph = tasks.flatMap((t) =>
+    typeof t.code === "string"
+      ? [{ code: t.code, upstream: Array.isArray(t.upstream) ? t.upstream.filter(isString) : [] }]
+      : [],
+  );
+  const cycle = findCycle(graph);
+  if (!cycle) return [];
+  const i = index.get(cycle[0] ?? "") ?? 0;
+  return [{ path: `tasks[${i}].upstream`, message: `cycle: ${cycle.join(" -> ")}` }];
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
 
 /**
  * Parses a run request against the definition it starts.

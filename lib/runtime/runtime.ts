@@ -192,6 +192,8 @@ export function createRuntime(config: ShoalConfig, opts: RuntimeOptions = {}): R
       ...(stateChanges ? { stateChanges } : {}),
       triggerLimits: config.triggerLimits,
       ...(config.eventsRelayToken ? { eventsRelayToken: config.eventsRelayToken } : {}),
+      // On AWS, what the construct configured; standalone sets its own alerts file's.
+      ...(config.alertChannels ? { alertChannels: config.alertChannels } : {}),
     },
     scheduling,
     scheduleSweeper: (owner, sweepMs, lookaheadMs = 0, leaseMs = Math.max(3 * sweepMs, 3_000)) =>

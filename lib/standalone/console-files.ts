@@ -2,7 +2,8 @@
  * The console's static files (console/dist, built by `npm run build:console`), served by
  * standalone's HTTP server at `/` beside the API's `/v1/` paths. Every path that is not a file is
  * answered with index.html, so the console's own URLs (`/instances/<id>?task=a`) load on reload.
- * Served by `sirv` (immutable caching of the hashed assets, ETags, HEAD).
+ * Served by `sirv` (immutable caching of the hashed assets, ETags, HEAD). `/favicon.ico`, which
+ * browsers and bookmark tools ask for whatever the page links, is the console's SVG icon.
  */
 import { existsSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -27,6 +28,9 @@ export function consoleFiles(dir: string = CONSOLE_DIR): ConsoleHandler {
     if (req.method !== "GET" && req.method !== "HEAD") return false;
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === "/v1" || path.startsWith("/v1/")) return false;
+    // The page links /favicon.svg (console/public); asked for the .ico, answer with the same icon
+    // (its content type says SVG, which browsers take for an icon) rather than a 404.
+    if (path === "/favicon.ico") req.url = "/favicon.svg";
     if (!serve) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
       res.end(

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { Alerts } from "../alerts/alerts.js";
-import { type AlertsConfig, alertsConfigFromEnv } from "../alerts/channels.js";
+import { type AlertsConfig, alertsConfigFromEnv, channelTypes } from "../alerts/channels.js";
 import { DynamoExpiredDeliveries } from "../alerts/dynamo-expired-deliveries.js";
 import { handleApiRequest } from "../api/router.js";
 import { deliverTriggerEvent } from "../api/trigger-delivery.js";
@@ -244,6 +244,8 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       retentionDays,
     });
     bus.subscribe((event) => alerts.onEvent(event));
+    // A PUT warns about rules naming other channels; `GET /v1/alert-channels` lists these.
+    runtime.api.alertChannels = channelTypes(alerts.config);
     const alertLoop = startSweepLoop({
       intervalMs: Math.min(opts.sweepMs ?? 1000, 1000),
       sweep: async () => {

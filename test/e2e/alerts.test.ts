@@ -186,10 +186,27 @@ describe("alerts in shoal standalone", () => {
   }, 60_000);
 
   it("a dead receiver and an unknown channel end FAILED; the instance is not affected", async () => {
-    await putWorkflow(sa.url, "alert-dead", {
+    // The PUT stores the rule and warns about the channel --alerts does not configure.
+    const put = await api(sa.url, "PUT", "/v1/workflows/alert-dead", {
       tasks: [{ code: "t", type: "SHELL", command: "echo done" }],
       alerts: [{ on: ["SUCCESS"], channels: ["dead", "nope"] }],
     });
+    expect(put.status).toBe(201);
+    expect(put.body.warnings).toEqual([
+      {
+        path: "alerts[0].channels[1]",
+        message: expect.stringMatching(
+          /^alert rule alerts\[0\] names channel 'nope', which this Shoal does not configure \(its channels: chat, dead, flaky, ops\): .* standalone's --alerts FILE/,
+        ),
+      },
+    ]);
+    const channels = await api(sa.url, "GET", "/v1/alert-channels");
+    expect(channels.body.items).toEqual([
+      { name: "chat", type: "slack" },
+      { name: "dead", type: "webhook" },
+      { name: "flaky", type: "webhook" },
+      { name: "ops", type: "webhook" },
+    ]);
     const id = await startRun(sa.url, "alert-dead");
     const done = await waitFinal(sa.url, id);
     expect(done.state).toBe("SUCCESS");

@@ -7,9 +7,20 @@ import {
   shot,
   warnWithoutChromium,
 } from "../helpers/browser.js";
+import { until } from "../helpers/poll.js";
 import { api, type RunningStandalone } from "../helpers/standalone.js";
 
 warnWithoutChromium("console tests");
+
+/** What the graph test reads of an element in the browser (the tests compile without DOM types). */
+interface Measured {
+  textContent: string | null;
+  scrollWidth: number;
+  clientWidth: number;
+  parentElement: Measured | null;
+  querySelector(selector: string): Measured | null;
+  getBoundingClientRect(): { left: number; right: number };
+}
 
 describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
   let sa: RunningStandalone;
@@ -160,6 +171,92 @@ describe.skipIf(!HAVE_CHROMIUM)("the console", () => {
       .poll(() => page.locator("h1 .state").textContent(), { timeout: 30_000 })
       .toContain("STOPPED");
     await shot(page, "instance-stopped");
+  });
+
+  it("shows a long-running task's duration whole in its graph node", async () => {
+    await api(sa.url, "PUT", "/v1/workflows/console-long-child", {
+      tasks: [{ code: "nap", type: "SHELL", command: "sleep 120" }],
+    });
+    await api(sa.url, "PUT", "/v1/workflows/console-long", {
+      tasks: [
+        { code: "load_the_warehouse_tables", type: "SHELL", command: "sleep 120" },
+        { code: "child", type: "SUB_WORKFLOW", workflow: "console-long-child" },
+      ],
+    });
+    const run = await api(sa.url, "POST", "/v1/workflows/console-long/runs", {});
+    const id = run.body.instanceId as string;
+    // Both running, with their start times; the browser's clock then reads 103 minutes later.
+    const starts = await until(
+      async () => {
+        const got = await api(sa.url, "GET", `/v1/instances/${id}`);
+        const tasks = (got.body.tasks ?? []) as Array<{ state: string; startedAt?: string }>;
+        return tasks.length === 2 && tasks.every((t) => t.state === "RUNNING" && t.startedAt)
+          ? tasks.map((t) => Date.parse(t.startedAt as string))
+          : undefined;
+      },
+      { timeoutMs: 30_000, what: "both tasks RUNNING" },
+    );
+    const later = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      await later.clock.setFixedTime(Math.max(...starts) + 103 * 60_000);
+      await later.goto(`${sa.url}/instances/${id}?view=graph`);
+      const graph = later.getByRole("figure", { name: /graph of 2 tasks/ });
+      const durations = graph.locator(".dag-node .dag-duration");
+      await expect
+        .poll(() => durations.allTextContents(), { timeout: 15_000 })
+        .toEqual(["1 h 43 min", "1 h 43 min"]);
+      // Whole: nothing of it overflows its own box, its row's (which clips) or its node's.
+      const fits = await graph.locator(".dag-node").evaluateAll((nodes) =>
+        nodes.map((el) => {
+          const n = el as unknown as Measured;
+          const d = n.querySelector(".dag-duration") as Measured;
+          const row = (d.parentElement as Measured).getBoundingClientRect();
+          const box = d.getBoundingClientRect();
+          const node = n.getBoundingClientRect();
+          return {
+            text: d.textContent,
+            unclipped: d.scrollWidth <= d.clientWidth,
+            inRow: box.left >= row.left - 0.5 && box.right <= row.right + 0.5,
+            inNode: box.left >= node.left && box.right <= node.right,
+          };
+        }),
+      );
+      expect(fits).toEqual([
+        { text: "1 h 43 min", unclipped: true, inRow: true, inNode: true },
+        { text: "1 h 43 min", unclipped: true, inRow: true, inNode: true },
+      ]);
+      await shot(later, "graph-long-running");
+    } finally {
+      await later.close();
+      await api(sa.url, "POST", `/v1/instances/${id}/stop`);
+    }
+  });
+
+  it("has an icon: /favicon.ico answers, and a page loads with no console error", async () => {
+    const ico = await fetch(`${sa.url}/favicon.ico`);
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get("content-type")).toBe("image/svg+xml");
+    expect(await ico.text()).toMatch(/^<svg /);
+    const fresh = await browser.newPage();
+    const errors: string[] = [];
+    fresh.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    fresh.on("pageerror", (e) => errors.push(String(e)));
+    fresh.on("response", (r) => {
+      if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`);
+    });
+    try {
+      await fresh.goto(`${sa.url}/workflows`);
+      await expect.poll(() => fresh.getByRole("status").textContent()).toContain("ok");
+      const href = await fresh.locator('link[rel="icon"]').getAttribute("href");
+      const icon = await fresh.request.get(new URL(href ?? "", sa.url).href);
+      expect(icon.status()).toBe(200);
+      expect(icon.headers()["content-type"]).toBe("image/svg+xml");
+      expect(errors).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("shows an unknown instance as the API's message, not a blank page", async () => {

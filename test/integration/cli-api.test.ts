@@ -2,10 +2,16 @@
  * The `shoal` CLI run in-process (`main()`) against the real HTTP API on the emulators
  * (test/helpers/api-client.ts): the backfill list (`GET /v1/backfills`, `shoal backfills`), the
  * instance list's TYPE and SCHEDULE TIME (`runType`, `scheduleTime`) and its `runType` filter,
- * `shoal schedule update`, and API validation errors reported under the flag that filled the
- * field. No pollers run: instances are created by driving the dispatcher by hand (api-engine.ts).
+ * `shoal schedule update`, API validation errors reported under the flag that filled the
+ * field, and an endpoint given with the API's `/v1` (as the console shows it), also behind a
+ * proxy's path prefix. No pollers run: instances are created by driving the dispatcher by hand (api-engine.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   apiServer,
   createWorkflow,
@@ -319,5 +325,88 @@ describe("shoal schedule update", () => {
       "low",
     ]);
     expect(gone.code).toBe(1);
+  });
+});
+
+describe("an endpoint ending in /v1 (as the console's header shows the API)", () => {
+  let dir: string;
+  let proxy: ReturnType<typeof createServer>;
+  let proxied: string;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "shoal-endpoint-"));
+    // A reverse proxy serving Shoal under /shoal, as a company gateway might.
+    const target = new URL(apiServer().base);
+    proxy = createServer((req, res) => {
+      seen.push(req.url ?? "");
+      if (!req.url?.startsWith("/shoal/")) {
+        res.writeHead(404).end("not under /shoal");
+        return;
+      }
+      const up = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url.slice("/shoal".length),
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
+    proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/shoal`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => proxy.close(() => r()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** `shoal workflows` with the endpoint given by `how`: it lists etl and other. */
+  async function lists(how: { flag?: string; env?: string; file?: string }): Promise<void> {
+    const config = join(dir, "config.json");
+    await writeFile(config, JSON.stringify(how.file ? { endpoint: how.file } : {}));
+    vi.stubEnv("SHOAL_CONFIG", config);
+    vi.stubEnv("SHOAL_ENDPOINT", how.env);
+    vi.stubEnv("SHOAL_AUTH", undefined);
+    try {
+      const r = await runCli(["workflows"], how.flag ? { endpoint: how.flag } : {});
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^etl\b/m);
+      expect(r.stdout).toMatch(/^other\b/m);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  }
+
+  it("works from --endpoint, SHOAL_ENDPOINT and the config file, with or without a slash", async () => {
+    const base = apiServer().base;
+    await lists({ flag: `${base}/v1` });
+    await lists({ flag: `${base}/v1/` });
+    await lists({ env: `${base}/v1` });
+    await lists({ file: `${base}/v1/` });
+  });
+
+  it("keeps another path prefix: http://host/shoal/v1 is the API at http://host/shoal", async () => {
+    seen.length = 0;
+    await lists({ flag: `${proxied}/v1` });
+    await lists({ flag: proxied });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((u) => u.startsWith("/shoal/v1/workflows"))).toBe(true);
+  });
+
+  it("config show names the base it uses", async () => {
+    vi.stubEnv("SHOAL_CONFIG", join(dir, "none.json"));
+    try {
+      const r = await runCli(["config", "show"], { endpoint: `${proxied}/v1/` });
+      expect(r.stdout).toMatch(new RegExp(`endpoint\\s+${proxied.replace(/[.]/g, "\\.")}\\s+flag`));
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

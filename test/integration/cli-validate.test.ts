@@ -114,6 +114,35 @@ describe("shoal validate", () => {
     });
   }
 
+  it("reports duplicate codes and unknown upstreams in the same round as the other problems, as the API does", async () => {
+    // An Airflow-minded conversion: every kind of problem at once, none hidden behind another.
+    const doc = {
+      name: "first-round",
+      tasks: [
+        shell("extract", { depends_on: ["start"] }),
+        shell("extract", { operator: "BashOperator" }),
+        shell("load", { upstream: ["extrakt"], python_callable: "main" }),
+        shell("report", { upstream: "load" }),
+      ],
+    };
+    const expected = [
+      "tasks[0].depends_on: unknown field 'depends_on' (did you mean 'upstream'? the codes of the tasks that run first)",
+      "tasks[1].operator: unknown field 'operator' (did you mean 'type'? SHELL for a BashOperator, HTTP for an HttpOperator, LAMBDA for a LambdaInvokeFunctionOperator)",
+      "tasks[2].python_callable: unknown field 'python_callable' (did you mean 'command'? of a SHELL task that runs the Python code as a script (python3 job.py): Shoal has no Python task type and calls no function)",
+      "tasks[3].upstream: must be a list",
+      "tasks[1].code: duplicate task code 'extract' (also tasks[0])",
+      "tasks[2].upstream[0]: unknown task code 'extrakt'",
+    ];
+    expect(await apiDetails(doc)).toEqual(expected);
+    const file = await yamlFile("first-round.yaml", [doc]);
+    const r = await runCli(["validate", "-f", file]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      ...expected.map((d) => `error: ${file}: ${d}`),
+      "error: 1 of 1 workflow invalid",
+    ]);
+  });
+
   it("numbers the documents of a file, goes through several files, and counts the invalid ones", async () => {
     const good = { name: "good-one", tasks: [shell("a"), shell("b", { upstream: ["a"] })] };
     const multi = await yamlFile("multi.yaml", [good, BAD.enums as Record<string, unknown>]);

@@ -55,6 +55,22 @@ describe("Shoal alerts on AWS", () => {
     expect(text).toContain('\\"type\\":\\"email\\"');
   });
 
+  it("tells the API function the channels' names and types, and nothing more", () => {
+    const api = Object.values(
+      t.findResources("AWS::Lambda::Function", { Properties: { FunctionName: "a-api" } }),
+    )[0];
+    const vars = api?.Properties.Environment.Variables;
+    expect(JSON.parse(vars.SHOAL_ALERT_CHANNELS)).toEqual({
+      "ops-slack": "slack",
+      "team-slack": "slack",
+      ops: "webhook",
+      oncall: "email",
+    });
+    // No URL, secret name or topic reaches the API function.
+    expect(vars.SHOAL_ALERTS).toBeUndefined();
+    expect(JSON.stringify(stack.resolve(vars))).not.toMatch(/hooks\.slack|secret:|sns/);
+  });
+
   it("gives the function 5 minutes, time for a whole pass of sends, and no concurrency cap", () => {
     const fn = Object.values(
       t.findResources("AWS::Lambda::Function", { Properties: { FunctionName: "a-alerts" } }),
@@ -160,5 +176,10 @@ describe("Shoal alerts on AWS", () => {
         }),
       ),
     ).toEqual([]);
+    // The API still knows there are no channels: every rule's channel gets a warning.
+    const api = Object.values(
+      plain.findResources("AWS::Lambda::Function", { Properties: { FunctionName: "p-api" } }),
+    )[0];
+    expect(api?.Properties.Environment.Variables.SHOAL_ALERT_CHANNELS).toBe("{}");
   }, 120_000);
 });

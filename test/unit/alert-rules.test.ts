@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { alertChannelsSetting, configFromEnv } from "../../lib/aws/config.js";
 import {
   alertRulesSchema,
   deliveryId,
   instanceEndEvents,
   matchRules,
   taskEndEvents,
+  unconfiguredChannels,
 } from "../../lib/core/alert-rules.js";
 import { RequestError } from "../../lib/core/errors.js";
 import { parseWorkflowDefinition } from "../../lib/core/validate.js";
@@ -51,6 +53,66 @@ describe("alert rules: validation", () => {
     const many = Array.from({ length: 21 }, () => ({ on: ["SUCCESS"], channels: ["x"] }));
     expect(alertRulesSchema.safeParse(many).success).toBe(false);
     expect(RequestError).toBeDefined();
+  });
+});
+
+describe("alert rules: channels the deployment does not configure", () => {
+  const rules = [
+    { on: ["FAILURE" as const], channels: ["ops-slak", "oncall"] },
+    { on: ["SUCCESS" as const], channels: ["ops-slack"] },
+  ];
+
+  it("warns at each unknown channel, naming the rule, the channel, the closest and where channels live", () => {
+    const warnings = unconfiguredChannels(rules, ["oncall", "ops-slack"]);
+    expect(warnings).toEqual([
+      {
+        path: "alerts[0].channels[0]",
+        message:
+          "alert rule alerts[0] names channel 'ops-slak', which this Shoal does not configure (its channels: oncall, ops-slack; did you mean 'ops-slack'?): its alerts to it would fail at delivery. Channels are configured in standalone's --alerts FILE (or SHOAL_ALERTS), or the Shoal construct's alerts prop on AWS (docs/alerts.md)",
+      },
+    ]);
+  });
+
+  it("warns at every channel when the deployment has none, and at none when all are there", () => {
+    const none = unconfiguredChannels(rules, [], "the Shoal at http://localhost:8080");
+    expect(none.map((w) => w.path)).toEqual([
+      "alerts[0].channels[0]",
+      "alerts[0].channels[1]",
+      "alerts[1].channels[0]",
+    ]);
+    expect(none[1]?.message).toMatch(
+      /^alert rule alerts\[0\] names channel 'oncall', which the Shoal at http:\/\/localhost:8080 does not configure \(it has none\)/,
+    );
+    expect(unconfiguredChannels(rules, ["ops-slak", "oncall", "ops-slack"])).toEqual([]);
+    expect(unconfiguredChannels(undefined, [])).toEqual([]);
+  });
+
+  it("lists at most ten configured channels", () => {
+    const many = Array.from({ length: 12 }, (_, i) => `c${String(i).padStart(2, "0")}`);
+    const [w] = unconfiguredChannels([{ on: ["FAILURE"], channels: ["zzz"] }], many);
+    expect(w?.message).toContain(
+      "(its channels: c00, c01, c02, c03, c04, c05, c06, c07, c08, c09, …)",
+    );
+  });
+});
+
+describe("SHOAL_ALERT_CHANNELS (the construct tells the API function its channels)", () => {
+  it("is a JSON object of name to type; unset is not known; anything else names the variable", () => {
+    expect(alertChannelsSetting('{"ops":"slack","oncall":"email"}')).toEqual({
+      ops: "slack",
+      oncall: "email",
+    });
+    expect(alertChannelsSetting("{}")).toEqual({});
+    expect(alertChannelsSetting(undefined)).toBeUndefined();
+    expect(configFromEnv({}).alertChannels).toBeUndefined();
+    expect(configFromEnv({ SHOAL_ALERT_CHANNELS: '{"a":"webhook"}' }).alertChannels).toEqual({
+      a: "webhook",
+    });
+    for (const bad of ["ops", "[]", '{"ops":1}', "null"]) {
+      expect(() => alertChannelsSetting(bad)).toThrow(
+        'SHOAL_ALERT_CHANNELS must be a JSON object of channel name to type, e.g. {"ops":"slack"}',
+      );
+    }
   });
 });
 

@@ -12,7 +12,7 @@ import type {
   taskInstance,
   workflowSummary,
 } from "../../lib/api/present.js";
-import type { scheduleView } from "../../lib/api/schedules.js";
+import type { scheduleView, writtenView } from "../../lib/api/schedules.js";
 import type { TaskGroupView } from "../../lib/api/task-groups.js";
 import type { TriggerOutcome } from "../../lib/api/trigger-delivery.js";
 import type { triggerView } from "../../lib/api/triggers.js";
@@ -48,6 +48,8 @@ describe("handlers' answers and the generated API types", () => {
     expectTypeOf<Sent<View<typeof taskInstance>>>().toExtend<Sent<api.TaskInstance>>();
     expectTypeOf<Fields<View<typeof scheduleView>>>().toEqualTypeOf<Fields<api.Schedule>>();
     expectTypeOf<Sent<View<typeof scheduleView>>>().toExtend<Sent<api.Schedule>>();
+    expectTypeOf<Fields<View<typeof writtenView>>>().toEqualTypeOf<Fields<api.ScheduleWritten>>();
+    expectTypeOf<Sent<View<typeof writtenView>>>().toExtend<Sent<api.ScheduleWritten>>();
     expectTypeOf<Fields<View<typeof backfillView>>>().toEqualTypeOf<Fields<api.Backfill>>();
     expectTypeOf<Sent<View<typeof backfillView>>>().toExtend<Sent<api.Backfill>>();
     expectTypeOf<Fields<View<typeof triggerView>>>().toEqualTypeOf<Fields<api.Trigger>>();

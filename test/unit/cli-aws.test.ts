@@ -17,7 +17,12 @@ import {
 } from "@aws-sdk/client-cloudformation";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { configFilePath, parseConfigFile, resolveSettings } from "../../lib/cli/cli-config.js";
+import {
+  apiBase,
+  configFilePath,
+  parseConfigFile,
+  resolveSettings,
+} from "../../lib/cli/cli-config.js";
 import { toConfig } from "../../lib/cli/commands/config.js";
 import { detectAwsHost, encodeQuery } from "../../lib/cli/signing.js";
 import { DEFAULT_ENDPOINT } from "../../lib/standalone/defaults.js";
@@ -337,6 +342,36 @@ describe("host detection", () => {
     expect(detectAwsHost("not a url")).toBeUndefined();
   });
 
+  it("drops a last /v1 of the endpoint (the console shows the API so), keeping any other prefix", () => {
+    expect(apiBase("http://host:8080/v1")).toBe("http://host:8080");
+    expect(apiBase("http://host:8080/v1/")).toBe("http://host:8080");
+    expect(apiBase("http://host:8080//")).toBe("http://host:8080");
+    expect(apiBase("http://host/shoal/v1")).toBe("http://host/shoal");
+    expect(apiBase("https://abc.execute-api.eu-west-1.amazonaws.com/prod/v1/")).toBe(
+      "https://abc.execute-api.eu-west-1.amazonaws.com/prod",
+    );
+    for (const kept of ["http://host/v10", "http://host/v1x", "http://v1", "http://host/shoal"]) {
+      expect(apiBase(kept)).toBe(kept);
+    }
+    expect(apiBase("not a url/v1")).toBe("not a url/v1");
+    // The file's settings still belong to its endpoint when the other spelling adds /v1.
+    const file = {
+      path: "/cfg.json",
+      config: {
+        endpoint: "https://a1.execute-api.eu-west-1.amazonaws.com",
+        auth: "jwt" as const,
+      },
+    };
+    const s = resolveSettings(
+      {},
+      { SHOAL_ENDPOINT: "https://a1.execute-api.eu-west-1.amazonaws.com/v1/" },
+      file,
+    );
+    expect(s.endpoint.value).toBe("https://a1.execute-api.eu-west-1.amazonaws.com");
+    expect(s.file.applies).toBe(true);
+    expect(s.auth).toMatchObject({ value: "jwt", source: "file" });
+  });
+
   it("infers auth, service and region from the endpoint", () => {
     const file = { path: "/none" };
     const api = resolveSettings(
@@ -567,8 +602,9 @@ describe("precedence and config show", () => {
     vi.stubEnv("AWS_DEFAULT_REGION", "sa-east-1");
     vi.stubEnv("AWS_PROFILE", "dev");
     s = await show();
+    // The base requests go to: trailing slashes (and a last /v1) dropped.
     expect(s.endpoint).toMatchObject({
-      value: "http://file.example:1/",
+      value: "http://file.example:1",
       source: "env",
       origin: "SHOAL_ENDPOINT",
     });

@@ -43,6 +43,20 @@ describe("the console's files", () => {
     expect(await (await fetch(`${url}/`, { method: "POST" })).json()).toEqual({ api: true });
   });
 
+  it("answers /favicon.ico with the console's SVG icon, not a 404", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shoal-console-icon-"));
+    writeFileSync(join(dir, "index.html"), "<html>console</html>");
+    writeFileSync(join(dir, "favicon.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    const url = await serve(dir);
+    for (const path of ["/favicon.ico", "/favicon.ico?v=2", "/favicon.svg"]) {
+      const res = await fetch(url + path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/svg+xml");
+      expect(await res.text()).toBe('<svg xmlns="http://www.w3.org/2000/svg"/>');
+    }
+    expect((await fetch(`${url}/favicon.ico`, { method: "HEAD" })).status).toBe(200);
+  });
+
   it("says how to build the console when it was not built", async () => {
     const url = await serve(mkdtempSync(join(tmpdir(), "shoal-console-none-")));
     const res = await fetch(`${url}/`);

@@ -174,6 +174,8 @@ describe("durations", () => {
     expect(formatDurationBrief(59_960)).toBe("1 min 00 s");
     expect(formatDurationBrief(4 * MIN + 5_000)).toBe("4 min 05 s");
     expect(formatDurationBrief(2 * H + 3 * MIN + 20 * S)).toBe("2 h 03 min");
+    // A graph node's long-running task (it must fit whole there: test/e2e/console.test.ts).
+    expect(formatDurationBrief(103 * MIN)).toBe("1 h 43 min");
     expect(formatDurationBrief(3 * D + 4 * H + 10 * MIN)).toBe("3 d 4 h");
     expect(formatDurationBrief(Number.POSITIVE_INFINITY)).toBe("—");
   });

@@ -1,11 +1,12 @@
 /**
  * The docs and the code checked against each other, so that the docs cannot promise what does
- * not exist or call built things unbuilt: no page says a feature is "not built yet"; every
+ * not exist or call built things unbuilt: no page says a feature is "not built yet", nor that
+ * Shoal has no X (alerts, schedules, …) while the code of X is there; every
  * `shoal` verb, subcommand and flag the docs show exists in the CLI (read from its own help);
  * every `METHOD /v1/...` route the docs name is served by the API's router; and every route of
  * the route table (lib/api/routes.ts, which the OpenAPI document describes) is in docs/api.md.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApiDeps } from "../../lib/api/deps.js";
@@ -41,6 +42,67 @@ describe("docs say nothing is unbuilt", () => {
       const hits = read(file)
         .split("\n")
         .flatMap((line, i) => (STALE.some((re) => re.test(line)) ? [`${i + 1}: ${line}`] : []));
+      expect(hits).toEqual([]);
+    });
+  }
+});
+
+/**
+ * Features Shoal has, each with the code that proves it and the words the docs call it by. A
+ * page written before the feature ("Shoal has no alerts yet") must change with it.
+ */
+const FEATURES: ReadonlyArray<{ feature: string; code: string; words: string }> = [
+  { feature: "alerts", code: "lib/alerts/alerts.ts", words: "alerts?|alerting|notifications?" },
+  { feature: "schedules", code: "lib/engine/schedule-sweeper.ts", words: "schedul(?:es?|ing)" },
+  { feature: "backfills", code: "lib/store/backfills.ts", words: "backfills?" },
+  { feature: "triggers", code: "lib/api/triggers.ts", words: "(?:event )?triggers?" },
+  { feature: "secrets", code: "lib/secrets/secret-source.ts", words: "secrets?" },
+  { feature: "task groups", code: "lib/store/task-groups.ts", words: "task groups?" },
+  { feature: "events", code: "lib/core/state-events.ts", words: "(?:state-change )?events" },
+  { feature: "the console", code: "console/src/main.tsx", words: "(?:web )?(?:console|UI)" },
+];
+
+/**
+ * Phrases saying Shoal lacks a feature called `words`: "Shoal has no alerts (yet)", "Shoal
+ * does not support schedules", "no triggers yet", "alerts are not supported". The word must end
+ * there: "Shoal has no alert-only workflow timeout" is about something else.
+ */
+function lackPhrases(words: string): RegExp[] {
+  const w = `(?:${words})(?![\\w-])`;
+  return [
+    new RegExp(`\\bShoal (?:has|supports|sends|offers) no (?:\\w+ )?${w}`, "i"),
+    new RegExp(
+      `\\bShoal (?:does not|doesn't|cannot|can't) (?:yet )?(?:have|support|send|run|offer) (?:any )?${w}`,
+      "i",
+    ),
+    new RegExp(`\\bno ${w} yet\\b`, "i"),
+    new RegExp(`\\b${w} (?:is|are) not (?:yet )?(?:supported|available)\\b`, "i"),
+  ];
+}
+
+describe("docs do not say Shoal lacks a feature it has", () => {
+  it("recognises the phrases (and not their look-alikes)", () => {
+    const alerts = lackPhrases(FEATURES[0]?.words ?? "");
+    const says = (line: string) => alerts.some((re) => re.test(line));
+    expect(says("DolphinScheduler's WARN sends an alert; Shoal has no alerts yet")).toBe(true);
+    expect(says("Shoal does not support alerting.")).toBe(true);
+    expect(says("there are no notifications yet")).toBe(true);
+    expect(says("Alerts are not supported yet")).toBe(true);
+    expect(says("Shoal has no alert-only workflow timeout")).toBe(false);
+    expect(says("Shoal sends alerts when a workflow instance ends")).toBe(false);
+  });
+
+  for (const { feature, code, words } of FEATURES) {
+    it(`${feature} (${code})`, () => {
+      expect(existsSync(join(ROOT, code)), `${code} is gone: update FEATURES`).toBe(true);
+      const phrases = lackPhrases(words);
+      const hits = DOCS.flatMap((file) =>
+        read(file)
+          .split("\n")
+          .flatMap((line, i) =>
+            phrases.some((re) => re.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : [],
+          ),
+      );
       expect(hits).toEqual([]);
     });
   }

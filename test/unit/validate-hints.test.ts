@@ -13,15 +13,20 @@ import { parseRunRequest, parseWorkflowDefinition } from "../../lib/core/validat
 const TYPE_RULE =
   "type must be SHELL, HTTP, LAMBDA, STEP_FUNCTIONS, CONDITIONS, SWITCH, SUB_WORKFLOW or DEPENDENT";
 
-function detailsOf(body: unknown): ErrorDetail[] {
+function rejectionOf(body: unknown): RequestError {
   try {
     parseWorkflowDefinition(body);
   } catch (e) {
     expect(e).toBeInstanceOf(RequestError);
-    expect(statusOf((e as RequestError).code)).toBe(400);
-    return (e as RequestError).details;
+    return e as RequestError;
   }
   throw new Error("expected the body to be rejected");
+}
+
+function detailsOf(body: unknown): ErrorDetail[] {
+  const e = rejectionOf(body);
+  expect(statusOf(e.code)).toBe(400);
+  return e.details;
 }
 
 const lines = (details: readonly ErrorDetail[]) => details.map((d) => `${d.path}: ${d.message}`);
@@ -82,6 +87,82 @@ describe("every problem of a task whose type is missing or unknown", () => {
   });
 });
 
+describe("graph problems in the same answer as the shape problems", () => {
+  it("reports duplicate codes and unknown upstreams with the schema's problems, each at its path", () => {
+    const details = detailsOf({
+      tasks: [
+        { code: "extract", type: "SHELL", command: "x", retrys: 2 },
+        { code: "extract", type: "SHELL", command: "y" },
+        { code: "load", type: "SHEL", command: "z", upstream: ["extract", "extrct"] },
+        { code: "report", type: "SHELL", command: 5, upstream: ["load", "load", "report"] },
+      ],
+    });
+    expect(lines(details)).toEqual([
+      "tasks[0].retrys: unknown field 'retrys' (did you mean 'retries'?)",
+      `tasks[2].type: ${TYPE_RULE} (did you mean SHELL?)`,
+      "tasks[3].command: must be a string",
+      "tasks[1].code: duplicate task code 'extract' (also tasks[0])",
+      "tasks[2].upstream[1]: unknown task code 'extrct'",
+      "tasks[3].upstream[1]: 'load' is listed twice",
+      "tasks[3].upstream[2]: a task cannot depend on itself",
+    ]);
+  });
+
+  it("reports a cycle with the shape problems once codes and upstreams are right", () => {
+    const details = detailsOf({
+      tasks: [
+        { code: "a", type: "SHELL", command: "x", upstream: ["b"], colour: 1 },
+        { code: "b", type: "SHELL", command: "y", upstream: ["a"] },
+      ],
+    });
+    expect(lines(details)).toEqual([
+      "tasks[0].colour: unknown field 'colour'",
+      "tasks[0].upstream: cycle: a -> b -> a",
+    ]);
+  });
+
+  it("reads what it can of a body broken in every way, and never throws anything but the 400", () => {
+    const details = detailsOf({
+      tasks: [
+        null,
+        "a",
+        7,
+        [],
+        { code: 7, upstream: "a" },
+        { code: "a", upstream: [null, 3, { x: 1 }, "nope"] },
+        { code: "a", upstream: { a: 1 } },
+        { code: ["a"], upstream: ["a"] },
+        { code: "__proto__", upstream: ["constructor", "toString"] },
+      ],
+    });
+    // The schema's problems first, then the graph's: only what the body lets them read.
+    expect(lines(details).slice(-4)).toEqual([
+      "tasks[6].code: duplicate task code 'a' (also tasks[5])",
+      "tasks[5].upstream[3]: unknown task code 'nope'",
+      "tasks[8].upstream[0]: unknown task code 'constructor'",
+      "tasks[8].upstream[1]: unknown task code 'toString'",
+    ]);
+    for (const tasks of [undefined, null, "x", 5, {}, [undefined]]) {
+      expect(detailsOf({ tasks }).length).toBeGreaterThan(0);
+    }
+    expect(detailsOf(null).length).toBeGreaterThan(0);
+  });
+
+  it("answers 413 for size problems alone, 400 once a graph problem comes with them", () => {
+    const big = "x".repeat(70_000);
+    const tooLarge = rejectionOf({ tasks: [{ code: "a", type: "SHELL", command: big }] });
+    expect(statusOf(tooLarge.code)).toBe(413);
+    const both = rejectionOf({
+      tasks: [
+        { code: "a", type: "SHELL", command: big },
+        { code: "a", type: "SHELL", command: "x" },
+      ],
+    });
+    expect(statusOf(both.code)).toBe(400);
+    expect(both.details.map((d) => d.path)).toEqual(["tasks[0].command", "tasks[1].code"]);
+  });
+});
+
 describe("hints on unknown fields", () => {
   it("names the task type a field belongs to", () => {
     const details = detailsOf({
@@ -131,6 +212,10 @@ describe("hints on unknown fields", () => {
     ["queue", "did you mean 'workerGroup'?"],
     ["pool", "did you mean 'taskGroup'?"],
     ["execution_timeout", "did you mean 'timeoutSeconds'? in seconds"],
+    ["depends_on", "did you mean 'upstream'?"],
+    ["dependencies", "did you mean 'upstream'?"],
+    ["operator", "did you mean 'type'? SHELL for a BashOperator"],
+    ["python_callable", "did you mean 'command'? of a SHELL task that runs the Python code"],
     ["retires", "did you mean 'retries'?"],
     ["Command", "did you mean 'command'?"],
   ])("task field %s → %s", (key, hint) => {

@@ -29,7 +29,8 @@ import type { DagTask } from "../model/gantt";
 import { formatDurationBrief } from "../model/time-axis";
 import { StateBadge } from "./StateBadge";
 
-const NODE_W = 210;
+/** Room for a state, the type, the attempt and a duration such as "23 h 59 min" (styles.css). */
+const NODE_W = 250;
 const NODE_H = 64;
 /**
  * Past this many tasks the graph opens at a readable zoom on the DAG's start, with a minimap,
@@ -66,9 +67,10 @@ function TaskNode({ data }: NodeProps<Node<TaskNodeData>>) {
       )}
       <div className="dag-meta">
         <StateBadge state={t?.state ?? "NOT_STARTED"} />
-        <span>{data.type}</span>
+        <span className="dag-type">{data.type}</span>
         {t ? <span>#{t.attempt}</span> : null}
-        {ms !== undefined ? <span>{formatDurationBrief(ms)}</span> : null}
+        {/* Always whole (styles.css .dag-meta): "1 h 43 min" was cut to "1 h 4" by the row. */}
+        {ms !== undefined ? <span className="dag-duration">{formatDurationBrief(ms)}</span> : null}
       </div>
       {t?.subInstanceId ? (
         <Link

@@ -53,7 +53,7 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
     summary: "create a cron, rate or one-time schedule of a workflow",
     body: { schema: ref("ScheduleBody"), required: true },
     responses: {
-      201: answer("created, with its id and nextFireTime", "Schedule"),
+      201: answer("created, with its id and nextFireTime", "ScheduleWritten"),
       ...bodyFailures("invalid body, expression or time zone, or no such workflow"),
     },
     handler: (d, _p, e) => sc.createSchedule(d, e),
@@ -82,7 +82,7 @@ export const SCHEDULING_ROUTES: readonly Route[] = [
     operationId: "putSchedule",
     body: { schema: ref("ScheduleBody"), required: true },
     responses: {
-      200: answer("replaced; the next fire is computed from now", "Schedule"),
+      200: answer("replaced; the next fire is computed from now", "ScheduleWritten"),
       ...bodyFailures("invalid body, expression or time zone, or no such workflow"),
       404: failure("no such schedule"),
       409: failure("changed concurrently"),

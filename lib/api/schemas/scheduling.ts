@@ -29,7 +29,7 @@ const FIRE_DECISIONS = [
 
 const times: JsonSchema = { type: "array", items: iso };
 
-const schedule = (): JsonSchema =>
+const schedule = (more: Record<string, JsonSchema> = {}): JsonSchema =>
   object(
     {
       id: str,
@@ -43,6 +43,7 @@ const schedule = (): JsonSchema =>
       queued: described(times, "SERIAL_*: nominal times waiting for the running instance"),
       createdAt: iso,
       updatedAt: iso,
+      ...more,
     },
     [
       "id",
@@ -105,6 +106,12 @@ export function schedulingSchemas(): Record<string, JsonSchema> {
   return {
     ScheduleBody: schemaOf(scheduleSchema),
     Schedule: schedule(),
+    ScheduleWritten: schedule({
+      warnings: described(
+        { type: "array", items: object({ path: str, message: str }, ["path", "message"]) },
+        "present when an alert rule names a channel the deployment does not configure (stored all the same)",
+      ),
+    }),
     SchedulePreview: object({ items: described(times, "the next nominal fire times") }, ["items"]),
     Fire: object(
       {

@@ -1,7 +1,7 @@
 /**
  * Schemas every part of the API shares: the error body of every 4xx answer (errorResult in
- * http.ts, codes from lib/core/errors.ts), the health answer, and the task group endpoints'
- * (lib/api/task-groups.ts).
+ * http.ts, codes from lib/core/errors.ts), the health answer, the alert channels' answer, and
+ * the task group endpoints' (lib/api/task-groups.ts).
  */
 import type { ErrorCode } from "../../core/errors.js";
 import { taskGroupSchema } from "../task-groups.js";
@@ -54,6 +54,21 @@ export function serviceSchemas(): Record<string, JsonSchema> {
         ),
       },
       ["status", "version"],
+    ),
+    AlertChannels: object(
+      {
+        items: {
+          type: "array",
+          items: object(
+            {
+              name: described(str, "what alert rules call it (`channels` of a rule)"),
+              type: described(str, "`webhook`, `slack` or `email`"),
+            },
+            ["name", "type"],
+          ),
+        },
+      },
+      ["items"],
     ),
     TaskGroupBody: schemaOf(taskGroupSchema),
     TaskGroup: object(

@@ -86,7 +86,7 @@ export function workflowSchemas(): Record<string, JsonSchema> {
             type: "array",
             items: object({ path: str, message: str }, ["path", "message"]),
           },
-          "parameter references nothing can set (at most 100, then one 'N more' entry)",
+          "parameter references nothing can set, alert rules' channels the deployment does not configure (at most 100, then one 'N more' entry)",
         ),
       },
       ["name", "version", "releaseState", "createdAt", "change"],

@@ -5,7 +5,13 @@
  */
 import type { Command } from "commander";
 import { DateTime } from "luxon";
-import type { Page, Schedule, ScheduleFire, SchedulePreview } from "../api-types.js";
+import type {
+  Page,
+  Schedule,
+  ScheduleFire,
+  SchedulePreview,
+  ScheduleWritten,
+} from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { formatDuration, formatTime, oneLine, table, toJson } from "../format.js";
 import { seg } from "../http.js";
@@ -72,10 +78,11 @@ export function registerSchedules(program: Command, ctx: CliContext): void {
     .option("--offline", "create it OFFLINE (start it later with: shoal schedule online ID)")
     .action(async (workflow: string, opts: ScheduleOptions & { offline?: boolean }) => {
       const body = createBody(workflow, opts);
-      const res = await ctx.api().post<Schedule>("/v1/schedules", body, SCHEDULE_FLAGS);
+      const res = await ctx.api().post<ScheduleWritten>("/v1/schedules", body, SCHEDULE_FLAGS);
       // The id alone on the first line, so `| head -1` captures it.
       ctx.out(res.body.id);
       ctx.out(`next fire: ${nextFire(res.body)}`);
+      printWarnings(ctx, res.body);
     });
 
   addScheduleOptions(
@@ -90,8 +97,11 @@ export function registerSchedules(program: Command, ctx: CliContext): void {
     const path = `/v1/schedules/${seg(id)}`;
     // PUT replaces every setting: read the schedule, change what was given, send it whole.
     const current = await ctx.api().get<Schedule>(path);
-    const res = await ctx.api().put<Schedule>(path, updateBody(current, opts), SCHEDULE_FLAGS);
+    const res = await ctx
+      .api()
+      .put<ScheduleWritten>(path, updateBody(current, opts), SCHEDULE_FLAGS);
     for (const line of describeSchedule(res.body)) ctx.out(line);
+    printWarnings(ctx, res.body);
   });
 
   schedule
@@ -298,4 +308,12 @@ export function labelled(fields: ReadonlyArray<[string, string | undefined]>): s
   const set = fields.filter((f): f is [string, string] => f[1] !== undefined);
   const width = Math.max(...set.map(([label]) => label.length)) + 1;
   return set.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}`);
+}
+
+/** The answer's warnings (an alert rule's channel the deployment lacks), under the flag that set it. */
+function printWarnings(ctx: CliContext, s: ScheduleWritten): void {
+  for (const w of s.warnings ?? []) {
+    const where = w.path.startsWith("alerts") ? `--alerts ${w.path}` : w.path;
+    ctx.io.stderr.write(`warning: ${where}: ${w.message}\n`);
+  }
 }

@@ -7,16 +7,23 @@
  * say together: names used twice, a SUB_WORKFLOW task running its own workflow, sub-workflow
  * cycles among the files' workflows. What needs the server is skipped (docs/workflow-schema.md):
  * whether a SUB_WORKFLOW target outside the files exists, and cycles through stored workflows.
+ * One exception, when a valid document has alert rules: it asks the Shoal the CLI points at
+ * (`GET /v1/alert-channels`, within a few seconds) which channels it configures, and warns as
+ * `apply` would about a rule naming another; without an answer (none reachable, an older
+ * Shoal, `--offline`) it says in one note that channels were not checked.
  */
 import type { Command } from "commander";
+import { unconfiguredChannels } from "../../core/alert-rules.js";
 import { type ErrorDetail, RequestError } from "../../core/errors.js";
 import type { WorkflowDefinition } from "../../core/model.js";
 import { unresolvedParamReferences } from "../../core/param-references.js";
 import { subWorkflowTargets } from "../../core/sub-workflow-cycle.js";
 import { NAME_PATTERN, parseWorkflowDefinition } from "../../core/validate.js";
+import type { AlertChannels } from "../api-types.js";
 import type { CliContext } from "../context.js";
 import { loadWorkflowDocuments, type WorkflowDocument, type WorkflowFile } from "../documents.js";
 import { CliError, EXIT, UsageError } from "../errors.js";
+import { ApiError } from "../http.js";
 import { childrenFirst } from "./apply.js";
 
 /** One document of one file, with where to say it is. */
@@ -38,14 +45,17 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       "definition file (YAML documents separated by ---, or JSON; - for stdin); repeat for more",
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
+    .option("--offline", "never ask a Shoal which alert channels it has")
     .addHelpText(
       "after",
       "\nEach problem is printed as `FILE (document N): path: message`, the API's own message.\n" +
         "Not checked (they need the server): SUB_WORKFLOW targets that are not in the files\n" +
         "exist, and sub-workflow cycles through workflows stored on the server.\n" +
+        "Alert rules: when a Shoal answers at the endpoint (--endpoint, SHOAL_ENDPOINT, the\n" +
+        "config file) within 5 s, a channel it does not configure is a warning, as in apply.\n" +
         "Exit 0 when every document is valid, 1 otherwise.",
     )
-    .action(async (args: string[], opts: { file?: string[] }) => {
+    .action(async (args: string[], opts: { file?: string[]; offline?: boolean }) => {
       const files = [...(opts.file ?? []), ...args];
       if (files.length === 0) {
         throw new UsageError("name at least one file: shoal validate -f FILE [FILE…]");
@@ -114,6 +124,18 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         const at = (valid.get(cycle[0] as string) as { at: Located }).at;
         fail(at, { path: "", message: `sub-workflow cycle in these files: ${cycle.join(" -> ")}` });
       }
+      const alerting = [...valid.values()].filter(({ def }) => (def.alerts?.length ?? 0) > 0);
+      if (alerting.length > 0) {
+        const known = opts.offline ? { why: "--offline" } : await configuredChannels(ctx);
+        if ("why" in known) ctx.io.stderr.write(`note: alert channels not checked: ${known.why}\n`);
+        else {
+          for (const { at, def } of alerting) {
+            for (const w of unconfiguredChannels(def.alerts, known.names, known.where)) {
+              warnings.push(`${at.where}: ${detailLine(w)}`);
+            }
+          }
+        }
+      }
       for (const w of warnings) ctx.io.stderr.write(`warning: ${w}\n`);
       for (const p of problems) ctx.err(p);
       const bad = unreadable + invalid.size;
@@ -164,4 +186,43 @@ function checkDocument(
     ok = false;
   }
   return ok ? def : undefined;
+}
+
+/** How long `validate` waits for a Shoal's channel list, ms (an unreachable one must not stall CI). */
+const CHANNELS_DEADLINE_MS = 5_000;
+
+/**
+ * The alert channels of the Shoal the CLI points at (`GET /v1/alert-channels`), or why they are
+ * not known: no endpoint that works (a bad config is no reason to fail an offline check), no
+ * answer within {@link CHANNELS_DEADLINE_MS}, an error answer (404: a Shoal older than the route,
+ * or an API deployed without its channel list).
+ */
+async function configuredChannels(
+  ctx: CliContext,
+): Promise<{ names: string[]; where: string } | { why: string }> {
+  let endpoint = "the endpoint";
+  const deadline = AbortSignal.timeout(CHANNELS_DEADLINE_MS);
+  try {
+    const api = ctx.api();
+    endpoint = api.endpoint;
+    // The race also bounds what the signal does not reach (finding AWS credentials to sign with).
+    const answer = await Promise.race([
+      api.get<AlertChannels>("/v1/alert-channels", undefined, deadline),
+      new Promise<never>((_, reject) =>
+        deadline.addEventListener("abort", () => reject(deadline.reason), { once: true }),
+      ),
+    ]);
+    return { names: answer.items.map((c) => c.name), where: `the Shoal at ${endpoint}` };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      return { why: `the Shoal at ${endpoint} does not list its channels (${err.message})` };
+    }
+    if (err instanceof CliError) return { why: err.message };
+    if (deadline.aborted) {
+      return {
+        why: `the Shoal at ${endpoint} did not answer within ${CHANNELS_DEADLINE_MS / 1000} s`,
+      };
+    }
+    throw err;
+  }
 }
