@@ -124,6 +124,22 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's task groups, triggers and events"
     expect(await dot.getAttribute("href")).toMatch(/^\/instances\/[0-9a-f-]{36}$/);
     await shot(page, "triggers");
 
+    // Switched off after a confirmation: then it starts nothing, as the page says.
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("switch", { name: /trigger .* online/ }).click();
+    await expect
+      .poll(() => row.getByRole("switch").getAttribute("aria-checked"), { timeout: 10_000 })
+      .toBe("false");
+    const off = await api(sa.url, "POST", "/v1/events", {
+      Entries: [{ Source: "console.test", DetailType: "Ping", Detail: '{"rows": "1"}' }],
+    });
+    expect(off.body.Entries[0].Triggers).toEqual([]);
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("switch", { name: /trigger .* online/ }).click();
+    await expect
+      .poll(() => row.getByRole("switch").getAttribute("aria-checked"), { timeout: 10_000 })
+      .toBe("true");
+
     // Deleted after a confirmation.
     page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: /delete trigger/ }).click();
@@ -131,6 +147,34 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's task groups, triggers and events"
       .poll(() => page.locator("main").textContent(), { timeout: 10_000 })
       .toContain("No triggers yet");
   });
+
+  it("warns of a pattern that starts its own runs, and shows the loop it stopped", async () => {
+    await api(sa.url, "PUT", "/v1/workflows/console-again", {
+      tasks: [{ code: "t", type: "SHELL", command: "echo again" }],
+    });
+    await page.goto(`${sa.url}/triggers`);
+    await page.getByRole("button", { name: "New trigger…" }).click();
+    const form = page.getByRole("form", { name: "new trigger" });
+    await form.getByLabel("Workflow").fill("console-again");
+    await form
+      .getByLabel(/Event pattern/)
+      .fill(
+        '{"source": ["shoal"], "detail-type": ["Shoal Workflow Instance State Change"], "detail": {"workflow": ["console-again"], "state": ["SUCCESS"]}}',
+      );
+    await form.getByRole("button", { name: "Create" }).click();
+    const warning = page.getByRole("alert", { name: "trigger warnings" });
+    await expect
+      .poll(() => warning.textContent(), { timeout: 10_000 })
+      .toMatch(/matches the events of the runs this trigger starts.*10 runs deep/);
+    await api(sa.url, "POST", "/v1/workflows/console-again/runs", {});
+    const row = page.locator("table.triggers tbody tr", { hasText: "console-again" });
+    await expect
+      .poll(() => row.textContent(), { timeout: 90_000, interval: 1_000 })
+      .toMatch(/loop stopped 1 time: a run 11 triggers deep \(limit 10\)/);
+    await shot(page, "triggers-loop-stopped");
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: /delete trigger/ }).click();
+  }, 120_000);
 
   it("shows the API's answer on AWS (no recent events there) as a message, with the form", async () => {
     await page.route("**/v1/events/recent**", (r) =>

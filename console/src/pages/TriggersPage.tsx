@@ -9,10 +9,12 @@ import { Link, useSearchParams } from "react-router";
 import { api, type Page, withQuery } from "../api";
 import { LastRuns } from "../components/admin/LastRuns";
 import { TriggerForm } from "../components/admin/TriggerForm";
+import { TriggerRefusals, TriggerSwitch } from "../components/admin/TriggerSwitch";
 import type { Trigger } from "../components/admin/types";
 import { ErrorNote } from "../components/ErrorNote";
 import { formatInstant } from "../components/format";
 import "./admin.css";
+import "./scheduling.css";
 
 /** A plain value of a pattern field (`{"source": ["x"]}` → "x"), to prefill a test event. */
 function firstExact(pattern: Record<string, unknown>, field: string): string | undefined {
@@ -41,6 +43,8 @@ export function TriggersPage() {
   });
   const [creating, setCreating] = useState(false);
   const [note, setNote] = useState<string>();
+  // The API's warnings about the pattern of the trigger just created (a loop it can start).
+  const [warnings, setWarnings] = useState<string[]>([]);
   const remove = useMutation({
     mutationFn: (id: string) => api(`/v1/triggers/${encodeURIComponent(id)}`, { method: "DELETE" }),
     onSuccess: (_d, id) => {
@@ -53,7 +57,9 @@ export function TriggersPage() {
     <main>
       <h1>Triggers</h1>
       <p className="note">
-        A trigger starts its workflow for every event that matches its EventBridge event pattern.
+        A trigger starts its workflow for every event that matches its EventBridge event pattern. It
+        sees Shoal's own events only when its pattern names "source": ["shoal"]; a chain of runs
+        that start each other is cut off 10 deep, and a trigger starts at most 60 runs a minute.
         There is no edit: delete and create again.
       </p>
       <div className="controls">
@@ -80,8 +86,16 @@ export function TriggersPage() {
           onCreated={(t) => {
             setCreating(false);
             setNote(`trigger ${t.id.slice(0, 8)} created for ${t.workflow}`);
+            setWarnings((t.warnings ?? []).map((w) => `${w.path}: ${w.message}`));
           }}
         />
+      ) : null}
+      {warnings.length > 0 ? (
+        <div className="warning" role="alert" aria-label="trigger warnings">
+          {warnings.map((w) => (
+            <p key={w}>Warning: {w}</p>
+          ))}
+        </div>
       ) : null}
       {list.error ? <ErrorNote error={list.error} /> : null}
       {list.isPending ? <p aria-busy="true">Loading…</p> : null}
@@ -97,6 +111,7 @@ export function TriggersPage() {
           <thead>
             <tr>
               <th>Workflow</th>
+              <th>State</th>
               <th>Event pattern</th>
               <th>Parameters</th>
               <th>Created</th>
@@ -114,6 +129,9 @@ export function TriggersPage() {
                   <div className="note mono" title={t.id}>
                     {t.id.slice(0, 8)}
                   </div>
+                </td>
+                <td>
+                  <TriggerSwitch t={t} />
                 </td>
                 <td>
                   <pre className="json">{JSON.stringify(t.eventPattern, null, 2)}</pre>
@@ -140,6 +158,7 @@ export function TriggersPage() {
                   {t.lastFiredAt ? (
                     <div className="note">last fired {formatInstant(t.lastFiredAt)}</div>
                   ) : null}
+                  <TriggerRefusals t={t} />
                 </td>
                 <td>
                   <LastRuns workflow={t.workflow} />

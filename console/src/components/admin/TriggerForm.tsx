@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, type Page, type WorkflowSummary } from "../../api";
 import { ErrorNote } from "../ErrorNote";
-import type { Trigger, TriggerBody } from "./types";
+import type { TriggerBody, TriggerCreated } from "./types";
 
 const EXAMPLE_PATTERN = `{
   "source": ["com.example.orders"],
@@ -41,7 +41,11 @@ function parsePattern(text: string): Record<string, unknown> {
  * parameters taken from the event by JSONPath, and the debounce in seconds. A 400 (a bad
  * pattern, an unknown workflow) shows the API's message.
  */
-export function TriggerForm(props: { onClose: () => void; onCreated: (t: Trigger) => void }) {
+export function TriggerForm(props: {
+  onClose: () => void;
+  /** The trigger created, with the API's warnings about its pattern. */
+  onCreated: (t: TriggerCreated) => void;
+}) {
   const client = useQueryClient();
   const workflows = useQuery({
     queryKey: ["workflows"],
@@ -59,7 +63,7 @@ export function TriggerForm(props: { onClose: () => void; onCreated: (t: Trigger
         params: parseParamLines(params),
         debounceSeconds: Number(debounce || "0"),
       };
-      return api<Trigger>("/v1/triggers", { method: "POST", body: JSON.stringify(body) });
+      return api<TriggerCreated>("/v1/triggers", { method: "POST", body: JSON.stringify(body) });
     },
     onSuccess: (t) => {
       void client.invalidateQueries({ queryKey: ["triggers"] });

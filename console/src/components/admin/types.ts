@@ -10,5 +10,6 @@ export type {
   TaskGroupBody,
   Trigger,
   TriggerBody,
+  TriggerCreated,
   TriggerOutcome,
 } from "../../../../lib/cli/api-types.generated";
