@@ -20,6 +20,7 @@ import { controlPlane } from "./scenarios/control-plane.js";
 import { diskFull } from "./scenarios/disk-full.js";
 import { storage } from "./scenarios/storage.js";
 import { sweepers } from "./scenarios/sweepers.js";
+import { triggerStorm } from "./scenarios/trigger-storm.js";
 import { workerKills } from "./scenarios/workers.js";
 import { formatDetails, formatTable, passed } from "./table.js";
 
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "disk-full": diskFull,
   sweepers,
   duplicates: workerKills(true),
+  "trigger-storm": triggerStorm,
 };
 
 /** Total minutes of each profile (faults take about half; start-up and draining the rest). */
