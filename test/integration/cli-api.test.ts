@@ -349,7 +349,9 @@ describe("an endpoint ending in /v1 (as the console's header shows the API)", ()
           port: target.port,
           method: req.method,
           path: req.url.slice("/shoal".length),
-          headers: req.headers,
+          // As nginx does by default (`proxy_set_header Host $proxy_host`): the upstream's name,
+          // which standalone answers (it refuses other Hosts: DNS rebinding).
+          headers: { ...req.headers, host: target.host },
         },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);

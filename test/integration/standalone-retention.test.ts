@@ -23,6 +23,7 @@ import {
 import { DynamoExpiredItems } from "../../lib/store/dynamo-expired.js";
 import { DynamoFires } from "../../lib/store/dynamo-fires.js";
 import { DynamoStore } from "../../lib/store/dynamo-store.js";
+import { DynamoTriggers } from "../../lib/store/dynamo-triggers.js";
 import type { CommandRecord, InstanceRecord, TaskInstanceRecord } from "../../lib/store/records.js";
 import { testClients, useTestAws } from "../helpers/aws-env.js";
 import { instanceRecord } from "../helpers/records.js";
@@ -96,7 +97,14 @@ describe("standalone's retention sweep", () => {
     });
 
     const swept = await sweep(T0 + 7.5 * DAY);
-    expect(swept).toEqual({ instances: 1, tasks: 1, fires: 1, commands: 0, orphanDirs: 0 });
+    expect(swept).toEqual({
+      instances: 1,
+      tasks: 1,
+      fires: 1,
+      commands: 0,
+      triggerCounters: 0,
+      orphanDirs: 0,
+    });
     expect(await store.getInstance("old")).toBeUndefined();
     expect(await store.listTaskInstances("old")).toEqual([]);
     expect(existsSync(oldFiles.log)).toBe(false);
@@ -111,8 +119,31 @@ describe("standalone's retention sweep", () => {
       tasks: 0,
       fires: 0,
       commands: 0,
+      triggerCounters: 0,
       orphanDirs: 0,
     });
+  });
+
+  it("deletes the triggers' rate and loop counters once they expired, and no trigger", async () => {
+    const triggers = new DynamoTriggers(testClients().dynamo, config.tables.triggers);
+    await triggers.putTrigger({
+      id: "t-kept",
+      workflow: "w",
+      eventPattern: "{}",
+      params: {},
+      debounceSeconds: 0,
+      createdAt: T0,
+      rev: 1,
+    });
+    expect(await triggers.takeRateSlot("t-kept", T0, 5)).toBe(true);
+    expect(await triggers.takeOriginRun("evt-old", 5, T0)).toBe(true);
+    // The rate window's counter expires an hour after its minute; the origin's after a week.
+    expect((await sweep(T0 + 2 * 3_600_000)).triggerCounters).toBe(1);
+    expect((await sweep(T0 + 8 * DAY)).triggerCounters).toBe(1);
+    expect(await triggers.getTrigger("t-kept")).toBeDefined();
+    // A counter taken again starts from nothing.
+    expect(await triggers.takeRateSlot("t-kept", T0, 1)).toBe(true);
+    expect(await triggers.takeRateSlot("t-kept", T0, 1)).toBe(false);
   });
 
   it("never deletes an attempt of an instance that still exists, however long ago it ended", async () => {

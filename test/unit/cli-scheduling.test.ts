@@ -701,6 +701,40 @@ describe("shoal trigger create", () => {
     });
   });
 
+  it("creates it OFFLINE with --offline, and prints the API's warnings on stderr", async () => {
+    stub.reply = () => ({
+      status: 201,
+      body: {
+        ...trigger({ state: "OFFLINE" }),
+        warnings: [{ path: "eventPattern", message: "matches the events of the runs …" }],
+      },
+    });
+    const res = await shoal([
+      "trigger",
+      "create",
+      "etl",
+      "--pattern",
+      '{"source": ["shoal"]}',
+      "--offline",
+    ]);
+    expect(res).toEqual({
+      code: 0,
+      stdout: "t-1\n",
+      stderr: "warning: eventPattern: matches the events of the runs …\n",
+    });
+    expect(sent()).toMatchObject({ state: "OFFLINE" });
+  });
+
+  it("online and offline POST the verb and print the state", async () => {
+    stub.reply = (req) => ({
+      status: 200,
+      body: trigger({ state: req.path.endsWith("/offline") ? "OFFLINE" : "ONLINE" }),
+    });
+    expect((await shoal(["trigger", "offline", "t-1"])).stdout).toBe("t-1 OFFLINE\n");
+    expect((await shoal(["trigger", "online", "t-1"])).stdout).toBe("t-1 ONLINE\n");
+    expect(calls()).toEqual(["POST /v1/triggers/t-1/offline", "POST /v1/triggers/t-1/online"]);
+  });
+
   it("reads the pattern from @file", async () => {
     const file = join(dir, "pattern.json");
     await writeFile(file, '{\n  "detail-type": ["OrderPlaced"]\n}\n', "utf8");
@@ -753,6 +787,8 @@ describe("shoal triggers and trigger get|delete", () => {
                   params: {},
                   debounceSeconds: 60,
                   lastFiredAt: "2026-11-21T06:00:00.000Z",
+                  refusedRuns: 3,
+                  loopStops: 1,
                 }),
               ],
             },
@@ -761,11 +797,15 @@ describe("shoal triggers and trigger get|delete", () => {
     const res = await shoal(["triggers"]);
     expect(calls()).toEqual(["GET /v1/triggers", "GET /v1/triggers"]);
     const lines = res.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+WORKFLOW\s+PATTERN\s+PARAMS\s+DEBOUNCE\s+LAST FIRED$/);
-    expect(lines[1]).toMatch(
-      /^t-1\s+etl\s+\{"source":\["com\.example\.orders"\],"detail-type":\["OrderPlace…\s+order=\$\.detail\.id\s+-\s+-$/,
+    expect(lines[0]).toMatch(
+      /^ID\s+WORKFLOW\s+STATE\s+PATTERN\s+PARAMS\s+DEBOUNCE\s+LAST FIRED\s+REFUSED$/,
     );
-    expect(lines[2]).toMatch(/^t-2\s+etl\s+\{.*…\s+-\s+60s\s+2026-11-21T06:00:00Z$/);
+    expect(lines[1]).toMatch(
+      /^t-1\s+etl\s+ONLINE\s+\{"source":\["com\.example\.orders"\],"detail-type":\["OrderPlace…\s+order=\$\.detail\.id\s+-\s+-\s+-$/,
+    );
+    expect(lines[2]).toMatch(
+      /^t-2\s+etl\s+ONLINE\s+\{.*…\s+-\s+60s\s+2026-11-21T06:00:00Z\s+3 over rate, 1 loop$/,
+    );
     stub.reply = () => ({ status: 200, body: { items: [trigger()] } });
     expect(JSON.parse((await shoal(["triggers", "-o", "json"])).stdout)).toEqual({
       items: [trigger()],
@@ -782,6 +822,7 @@ describe("shoal triggers and trigger get|delete", () => {
       [
         "id:       t-1",
         "workflow: etl",
+        "state:    ONLINE",
         "params:   order=$.detail.id",
         "debounce: 30s",
         "created:  2026-11-21T05:00:00Z",

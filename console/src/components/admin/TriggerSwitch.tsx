@@ -4,10 +4,9 @@
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../api";
-import { ErrorNote } from "../ErrorNote";
+import { StateSwitch } from "../StateSwitch";
 import type { Trigger } from "./types";
 
-/** The switch (a button with role `switch`: Tab to it, Enter or Space to flip it). */
 export function TriggerSwitch({ t }: { t: Trigger }) {
   const client = useQueryClient();
   const online = t.state === "ONLINE";
@@ -20,31 +19,22 @@ export function TriggerSwitch({ t }: { t: Trigger }) {
     onSuccess: () => void client.invalidateQueries({ queryKey: ["triggers"] }),
   });
   const verb = online ? "offline" : "online";
+  const why = online
+    ? "Matching events start nothing while it is offline; runs it started go on."
+    : "Matching events start runs again (those sent while it was offline do not).";
   return (
-    <span className="schedule-switch">
-      <button
-        type="button"
-        role="switch"
-        aria-checked={online}
-        aria-label={`trigger ${t.id.slice(0, 8)} online`}
-        className={online ? "switch on" : "switch off"}
-        disabled={flip.isPending}
-        title={
-          online ? "ONLINE: click to stop it starting runs" : "OFFLINE: click to start runs again"
-        }
-        onClick={() => {
-          const why = online
-            ? "Matching events start nothing while it is offline; runs it started go on."
-            : "Matching events start runs again (those sent while it was offline do not).";
-          if (window.confirm(`Put trigger ${t.id.slice(0, 8)} of ${t.workflow} ${verb}? ${why}`))
-            flip.mutate(verb);
-        }}
-      >
-        <span className="knob" aria-hidden="true" />
-        {online ? "ONLINE" : "OFFLINE"}
-      </button>
-      {flip.error ? <ErrorNote error={flip.error} /> : null}
-    </span>
+    <StateSwitch
+      online={online}
+      label={`trigger ${t.id.slice(0, 8)} online`}
+      titles={{
+        online: "ONLINE: click to stop it starting runs",
+        offline: "OFFLINE: click to start runs again",
+      }}
+      question={`Put trigger ${t.id.slice(0, 8)} of ${t.workflow} ${verb}? ${why}`}
+      pending={flip.isPending}
+      error={flip.error}
+      onFlip={() => flip.mutate(verb)}
+    />
   );
 }
 

@@ -5,9 +5,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { Schedule } from "../../../../lib/cli/api-types.generated";
 import { api } from "../../api";
-import { ErrorNote } from "../ErrorNote";
+import { StateSwitch } from "../StateSwitch";
 
-/** The switch (a button with role `switch`: Tab to it, Enter or Space to flip it). */
 export function ScheduleSwitch({ s }: { s: Schedule }) {
   const client = useQueryClient();
   const online = s.state === "ONLINE";
@@ -24,28 +23,21 @@ export function ScheduleSwitch({ s }: { s: Schedule }) {
     },
   });
   const verb = online ? "offline" : "online";
+  const why = online
+    ? "It stops firing; runs already queued still start."
+    : "It fires from now on; the times missed while offline are not caught up.";
   return (
-    <span className="schedule-switch">
-      <button
-        type="button"
-        role="switch"
-        aria-checked={online}
-        aria-label={`schedule ${s.id.slice(0, 8)} online`}
-        className={online ? "switch on" : "switch off"}
-        disabled={flip.isPending}
-        title={online ? "ONLINE: click to stop its fires" : "OFFLINE: click to fire again"}
-        onClick={() => {
-          const why = online
-            ? "It stops firing; runs already queued still start."
-            : "It fires from now on; the times missed while offline are not caught up.";
-          if (window.confirm(`Put schedule ${s.id.slice(0, 8)} of ${s.workflow} ${verb}? ${why}`))
-            flip.mutate(verb);
-        }}
-      >
-        <span className="knob" aria-hidden="true" />
-        {online ? "ONLINE" : "OFFLINE"}
-      </button>
-      {flip.error ? <ErrorNote error={flip.error} /> : null}
-    </span>
+    <StateSwitch
+      online={online}
+      label={`schedule ${s.id.slice(0, 8)} online`}
+      titles={{
+        online: "ONLINE: click to stop its fires",
+        offline: "OFFLINE: click to fire again",
+      }}
+      question={`Put schedule ${s.id.slice(0, 8)} of ${s.workflow} ${verb}? ${why}`}
+      pending={flip.isPending}
+      error={flip.error}
+      onFlip={() => flip.mutate(verb)}
+    />
   );
 }
