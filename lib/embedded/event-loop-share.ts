@@ -15,6 +15,7 @@
 export const SLICE_MS = 10;
 
 let sliceStart = performance.now();
+let lastCall = sliceStart;
 let turn: Promise<void> | undefined;
 
 /**
@@ -23,7 +24,12 @@ let turn: Promise<void> | undefined;
  */
 export function yieldIfBusy(): Promise<void> | undefined {
   if (turn) return turn;
-  if (performance.now() - sliceStart < SLICE_MS) return undefined;
+  const now = performance.now();
+  // After a pause in the calls the loop has had its turns: a new slice, with no wait (a lone
+  // call, the common case when idle, never pays for one).
+  if (now - lastCall > SLICE_MS) sliceStart = now;
+  lastCall = now;
+  if (now - sliceStart < SLICE_MS) return undefined;
   turn = new Promise<void>((resolve) =>
     setImmediate(() => {
       turn = undefined;
