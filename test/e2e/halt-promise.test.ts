@@ -157,60 +157,68 @@ describe("a stop or pause answered 202 just before a kill -9, its task not start
   });
 });
 
-describe("a `shoal worker` that was already polling claims the task while standalone is dead", () => {
-  it("holds it until the restarted dispatcher carries out the pause: PAUSED, never run", async () => {
-    const dataDir = join(root, "worker");
-    const go = join(root, "worker.go");
-    const ran = join(root, "worker.ran");
-    let sa: RunningStandalone | undefined;
-    let worker: RunningWorker | undefined;
-    try {
-      sa = await startStandaloneProcess({ dataDir, workers: 0, env: HOLD });
-      const url = sa.url;
-      // One slot, taken by a task that waits for `go`: the other task's message stays queued.
-      worker = startWorkerProcess(dataDir, ["--group", "ext", "--concurrency", "1"]);
-      await worker.ready();
-      await putWorkflow(url, "busy", {
-        params: { GO: go },
-        tasks: [
-          {
-            code: "t",
-            type: "SHELL",
-            workerGroup: "ext",
-            command: 'while [ ! -f "$GO" ]; do sleep 0.1; done',
-          },
-        ],
-      });
-      await putWorkflow(url, "target", marking({ workerGroup: "ext" }));
-      const busy = await startRun(url, "busy");
-      await waitTask(url, busy, "RUNNING");
-      const target = await startRun(url, "target", { params: { MARK: ran } });
-      await waitTask(url, target, "DISPATCHED");
-      await accepted(url, target, "pause");
-      await sa.kill9();
-      sa = undefined;
+// On the emulators backend the storage (dynalite, fauxqs) dies with standalone, so a worker cannot
+// claim anything while it is dead; the claim after the restart is what the cases above cover.
+describe.skipIf(process.env.SHOAL_BACKEND === "emulators")(
+  "a `shoal worker` that was already polling claims the task while standalone is dead",
+  () => {
+    it("holds it until the restarted dispatcher carries out the pause: PAUSED, never run", async () => {
+      const dataDir = join(root, "worker");
+      const go = join(root, "worker.go");
+      const ran = join(root, "worker.ran");
+      let sa: RunningStandalone | undefined;
+      let worker: RunningWorker | undefined;
+      try {
+        sa = await startStandaloneProcess({ dataDir, workers: 0, env: HOLD });
+        const url = sa.url;
+        // One slot, taken by a task that waits for `go`: the other task's message stays queued.
+        worker = startWorkerProcess(dataDir, ["--group", "ext", "--concurrency", "1"]);
+        await worker.ready();
+        await putWorkflow(url, "busy", {
+          params: { GO: go },
+          tasks: [
+            {
+              code: "t",
+              type: "SHELL",
+              workerGroup: "ext",
+              command: 'while [ ! -f "$GO" ]; do sleep 0.1; done',
+            },
+          ],
+        });
+        await putWorkflow(url, "target", marking({ workerGroup: "ext" }));
+        const busy = await startRun(url, "busy");
+        await waitTask(url, busy, "RUNNING");
+        const target = await startRun(url, "target", { params: { MARK: ran } });
+        await waitTask(url, target, "DISPATCHED");
+        await accepted(url, target, "pause");
+        await sa.kill9();
+        sa = undefined;
 
-      // Standalone is dead: the worker's slot frees, and it claims the queued task.
-      writeFileSync(go, "");
-      const log = join(dataDir, "logs", "target", target, "t", "1.log");
-      const claimed = await until(
-        () =>
-          existsSync(ran) ||
-          (existsSync(log) && readFileSync(log, "utf8").includes("was accepted before")),
-        { timeoutMs: 60_000, what: "the worker to claim the queued task" },
-      );
-      expect(claimed).toBe(true);
-      expect(existsSync(ran)).toBe(false);
+        // Standalone is dead: the worker's slot frees, and it claims the queued task.
+        writeFileSync(go, "");
+        const log = join(dataDir, "logs", "target", target, "t", "1.log");
+        const claimed = await until(
+          () =>
+            existsSync(ran) ||
+            (existsSync(log) && readFileSync(log, "utf8").includes("was accepted before")),
+          { timeoutMs: 60_000, what: "the worker to claim the queued task" },
+        );
+        expect(claimed).toBe(true);
+        expect(existsSync(ran)).toBe(false);
 
-      sa = await startStandaloneProcess({ dataDir, workers: 0 });
-      const inst = await waitState(sa.url, target, ["PAUSED", "SUCCESS", "FAILURE"]);
-      expect(inst.state).toBe("PAUSED");
-      expect(byCode(inst).t).toMatchObject({ state: "PAUSED", error: "paused before it started" });
-      expect(existsSync(ran)).toBe(false);
-      expect((await waitState(sa.url, busy, ["SUCCESS", "FAILURE"])).state).toBe("SUCCESS");
-    } finally {
-      await worker?.stop();
-      await sa?.stop();
-    }
-  }, 240_000);
-});
+        sa = await startStandaloneProcess({ dataDir, workers: 0 });
+        const inst = await waitState(sa.url, target, ["PAUSED", "SUCCESS", "FAILURE"]);
+        expect(inst.state).toBe("PAUSED");
+        expect(byCode(inst).t).toMatchObject({
+          state: "PAUSED",
+          error: "paused before it started",
+        });
+        expect(existsSync(ran)).toBe(false);
+        expect((await waitState(sa.url, busy, ["SUCCESS", "FAILURE"])).state).toBe("SUCCESS");
+      } finally {
+        await worker?.stop();
+        await sa?.stop();
+      }
+    }, 240_000);
+  },
+);
