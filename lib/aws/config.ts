@@ -4,130 +4,25 @@
  * standalone runtime writes them to `endpoints.env`, and {@link configFromEnv} reads them.
  */
 import type { Priority } from "../core/model.js";
+import type { TriggerLimits } from "../core/trigger-events.js";
 import {
-  DEFAULT_TRIGGER_LIMITS,
-  TRIGGER_LIMIT_RANGES,
-  type TriggerLimits,
-} from "../core/trigger-events.js";
+  alertChannelsOf,
+  days,
+  minutes,
+  positive,
+  type TaskEventsSetting,
+  taskEventsSetting,
+  triggerLimitsFromEnv,
+} from "./config-values.js";
+import { ENV } from "./env-names.js";
 import { type FaultSpec, parseFaultSpec } from "./fault-injection.js";
 
-/** Environment variable names (shared with cdk/ and the standalone runtime). */
-export const ENV = {
-  prefix: "SHOAL_PREFIX",
-  workflowsTable: "SHOAL_TABLE_WORKFLOWS",
-  commandsTable: "SHOAL_TABLE_COMMANDS",
-  instancesTable: "SHOAL_TABLE_INSTANCES",
-  tasksTable: "SHOAL_TABLE_TASKS",
-  taskGroupsTable: "SHOAL_TABLE_TASK_GROUPS",
-  timersTable: "SHOAL_TABLE_TIMERS",
-  schedulesTable: "SHOAL_TABLE_SCHEDULES",
-  firesTable: "SHOAL_TABLE_FIRES",
-  leasesTable: "SHOAL_TABLE_LEASES",
-  backfillsTable: "SHOAL_TABLE_BACKFILLS",
-  triggersTable: "SHOAL_TABLE_TRIGGERS",
-  eventsQueueUrl: "SHOAL_EVENTS_QUEUE_URL",
-  dataDir: "SHOAL_DATA_DIR",
-  leaseSeconds: "SHOAL_LEASE_SECONDS",
-  leaseRenewSeconds: "SHOAL_LEASE_RENEW_SECONDS",
-  autoCreateQueues: "SHOAL_AUTO_CREATE_QUEUES",
-  commandResignalSeconds: "SHOAL_COMMAND_RESIGNAL_SECONDS",
-  singleDispatcher: "SHOAL_SINGLE_DISPATCHER",
-  /** CloudWatch Logs group for task logs (on AWS); unset: log files under the data dir. */
-  taskLogGroup: "SHOAL_TASK_LOG_GROUP",
-  /** EventBridge bus that state-change events go to (on AWS); unset: no bus (standalone: in-process). */
-  eventBus: "SHOAL_EVENT_BUS",
-  /**
-   * Which task state-change events are published: `unsuccessful` (default: every attempt that
-   * did not end SUCCESS), `all`, or `none` (docs/events.md). One event per successful task was
-   * $1.00 per million tasks on EventBridge that nothing of Shoal's consumed.
-   */
-  taskEvents: "SHOAL_TASK_EVENTS",
-  /**
-   * The API of the `shoal standalone` this process runs next to (written to its endpoints.env):
-   * a `shoal sweeper` sends its misfire events there, onto the standalone's bus.
-   */
-  standaloneUrl: "SHOAL_STANDALONE_URL",
-  /**
-   * Standalone only (in its endpoints.env): the token a `shoal sweeper` next to it sends with its
-   * misfire events (`x-shoal-relay`), the one way events with source `shoal` enter
-   * `POST /v1/events`; anyone else's are refused, so nobody can forge the events that chain
-   * workflows.
-   */
-  eventsRelayToken: "SHOAL_EVENTS_RELAY_TOKEN",
-  /** Deepest chain of trigger-started runs (docs/events.md "Trigger loops"); default 10. */
-  triggerMaxDepth: "SHOAL_TRIGGER_MAX_DEPTH",
-  /** Runs one originating event may lead to through triggers, in all; default 100. */
-  triggerMaxRunsPerEvent: "SHOAL_TRIGGER_MAX_RUNS_PER_EVENT",
-  /** Runs one trigger may start a minute; the excess is refused and counted; default 60. */
-  triggerMaxRunsPerMinute: "SHOAL_TRIGGER_MAX_RUNS_PER_MINUTE",
-  /** Days a finished instance is kept before DynamoDB TTL deletes it; unset or 0: kept forever. */
-  instanceRetentionDays: "SHOAL_INSTANCE_RETENTION_DAYS",
-  /**
-   * Worker groups a Lambda worker serves, comma-separated (the stack's `workerGroups`): their
-   * queues are polled by an event source mapping, so `shoal explain` counts them as served
-   * without a worker heartbeat (lib/engine/worker-heartbeat.ts).
-   */
-  lambdaWorkerGroups: "SHOAL_LAMBDA_WORKER_GROUPS",
-  /**
-   * The worker group the stack's ECS service serves (its `ecsWorkerGroup`; unset without ECS
-   * workers): `shoal explain` says that a queued task scales the service out from zero, rather
-   * than "start one with shoal worker".
-   */
-  ecsWorkerGroup: "SHOAL_ECS_WORKER_GROUP",
-  /**
-   * Minutes a worker keeps the work directory of an attempt that did not succeed, for
-   * debugging (default 60; 0 removes it at once). A successful attempt's goes when it ends.
-   */
-  keepFailedWorkMinutes: "SHOAL_KEEP_FAILED_WORK_MINUTES",
-  /**
-   * Standalone only: seconds between its retention sweeps, which delete what expired (the
-   * emulators have no DynamoDB TTL); default 600.
-   */
-  retentionSweepSeconds: "SHOAL_RETENTION_SWEEP_SECONDS",
-  /** `true`: no structured log lines (tests, benchmarks, `shoal standalone` children). */
-  quiet: "SHOAL_QUIET",
-  /** Test hook: pollers hand every batch to the handler twice, concurrently (`true`). */
-  testDeliverTwice: "SHOAL_TEST_DELIVER_TWICE",
-  /** Test hook: injected DynamoDB/SQS latency and errors (format: lib/aws/fault-injection.ts). */
-  testFaults: "SHOAL_TEST_FAULTS",
-  /**
-   * Test hook, standalone only: verbs (`stop,pause`) whose commands its dispatcher never carries
-   * out, their signals held in flight (lib/standalone/held-signals.ts).
-   */
-  testHoldCommands: "SHOAL_TEST_HOLD_COMMANDS",
-  /**
-   * Standalone's embedded backend (lib/embedded/): the directory of its SQLite files. Set, the
-   * DynamoDB and SQS clients of standalone, its worker and sweeper processes and `shoal worker`s
-   * started from its endpoints.env call it in-process instead of an endpoint.
-   */
-  embeddedDir: "SHOAL_EMBEDDED_DIR",
-  /**
-   * The deployment's alert channels as JSON, name → type (`{"ops":"slack"}`; `{}`: none), which
-   * the construct gives the API function (never a URL: those stay with the alerts function's
-   * SHOAL_ALERTS). The API warns about a rule naming another channel. Unset: not known.
-   */
-  alertChannels: "SHOAL_ALERT_CHANNELS",
-  /** Set by ECS in a task's containers: its agent's URI (scale-in protection). */
-  ecsAgentUri: "ECS_AGENT_URI",
-} as const;
-
-/** SHOAL_TASK_EVENTS: which task state-change events are published. */
-export type TaskEventsSetting = "unsuccessful" | "all" | "none";
-
-const TASK_EVENTS_SETTINGS: readonly TaskEventsSetting[] = ["unsuccessful", "all", "none"];
-
-/**
- * Parses SHOAL_TASK_EVENTS (empty: `unsuccessful`).
- * @throws Error naming the variable and the values it takes.
- */
-export function taskEventsSetting(value: string | undefined): TaskEventsSetting {
-  if (!value) return "unsuccessful";
-  if (!(TASK_EVENTS_SETTINGS as readonly string[]).includes(value))
-    throw new Error(
-      `${ENV.taskEvents} must be one of: ${TASK_EVENTS_SETTINGS.join(", ")} (it is '${value}')`,
-    );
-  return value as TaskEventsSetting;
-}
+export {
+  alertChannelsSetting,
+  type TaskEventsSetting,
+  taskEventsSetting,
+} from "./config-values.js";
+export { ENV } from "./env-names.js";
 
 /** The AWS services Shoal calls, as keys of {@link AwsConfig.endpoints}. */
 export type AwsService =
@@ -347,71 +242,6 @@ export function resourceNames(prefix: string) {
   };
 }
 
-function num(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
-  const raw = env[key];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new Error(`${key} must be a positive number, got '${raw}'`);
-  return n;
-}
-
-function nonNegative(env: NodeJS.ProcessEnv, key: string): number {
-  const raw = env[key];
-  if (raw === undefined || raw === "") return 0;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0)
-    throw new Error(`${key} must be a number of days >= 0, got '${raw}'`);
-  return n;
-}
-
-function minutes(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
-  const raw = env[key];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0)
-    throw new Error(`${key} must be a number of minutes >= 0, got '${raw}'`);
-  return n;
-}
-
-/** A trigger limit (lib/core/trigger-events.ts): a whole number in its range, else the default. */
-function limit(env: NodeJS.ProcessEnv, key: string, which: keyof TriggerLimits): number {
-  const raw = env[key];
-  if (raw === undefined || raw === "") return DEFAULT_TRIGGER_LIMITS[which];
-  const [lo, hi] = TRIGGER_LIMIT_RANGES[which];
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < lo || n > hi)
-    throw new Error(`${key} must be a whole number from ${lo} to ${hi}, got '${raw}'`);
-  return n;
-}
-
-/**
- * Parses SHOAL_ALERT_CHANNELS (undefined when unset or empty).
- * @throws Error naming the variable unless it is a JSON object of strings.
- */
-export function alertChannelsSetting(
-  value: string | undefined,
-): Record<string, string> | undefined {
-  if (!value) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    parsed = undefined;
-  }
-  const ok =
-    typeof parsed === "object" &&
-    parsed !== null &&
-    !Array.isArray(parsed) &&
-    Object.values(parsed).every((t) => typeof t === "string");
-  if (!ok) {
-    throw new Error(
-      `${ENV.alertChannels} must be a JSON object of channel name to type, e.g. {"ops":"slack"}`,
-    );
-  }
-  return parsed as Record<string, string>;
-}
-
 /** Standalone's default period of retention sweeps, seconds. */
 const RETENTION_SWEEP_SECONDS = 600;
 
@@ -442,15 +272,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
     },
     ...(env[ENV.eventsQueueUrl] ? { eventsQueueUrl: env[ENV.eventsQueueUrl] } : {}),
     dataDir: env[ENV.dataDir] || "/tmp/shoal",
-    leaseMs: num(env, ENV.leaseSeconds, 60) * 1000,
-    leaseRenewMs: num(env, ENV.leaseRenewSeconds, 15) * 1000,
+    leaseMs: positive(env, ENV.leaseSeconds, 60) * 1000,
+    leaseRenewMs: positive(env, ENV.leaseRenewSeconds, 15) * 1000,
     autoCreateQueues: env[ENV.autoCreateQueues] === "true",
-    commandResignalMs: num(env, ENV.commandResignalSeconds, 30) * 1000,
+    commandResignalMs: positive(env, ENV.commandResignalSeconds, 30) * 1000,
     singleDispatcher: env[ENV.singleDispatcher] === "true",
     ...(env[ENV.taskLogGroup] ? { taskLogGroup: env[ENV.taskLogGroup] } : {}),
     ...(env[ENV.eventBus] ? { eventBus: env[ENV.eventBus] } : {}),
     taskEvents: taskEventsSetting(env[ENV.taskEvents]),
-    instanceRetentionDays: nonNegative(env, ENV.instanceRetentionDays),
+    instanceRetentionDays: days(env, ENV.instanceRetentionDays),
     keepFailedWorkMs: minutes(env, ENV.keepFailedWorkMinutes, 60) * 60_000,
     lambdaWorkerGroups: (env[ENV.lambdaWorkerGroups] ?? "")
       .split(",")
@@ -459,14 +289,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
     ...(env[ENV.ecsWorkerGroup] ? { ecsWorkerGroup: env[ENV.ecsWorkerGroup] } : {}),
     ...(env[ENV.standaloneUrl] ? { standaloneUrl: env[ENV.standaloneUrl] } : {}),
     ...(env[ENV.eventsRelayToken] ? { eventsRelayToken: env[ENV.eventsRelayToken] } : {}),
-    triggerLimits: {
-      maxDepth: limit(env, ENV.triggerMaxDepth, "maxDepth"),
-      maxRunsPerOrigin: limit(env, ENV.triggerMaxRunsPerEvent, "maxRunsPerOrigin"),
-      maxRunsPerMinute: limit(env, ENV.triggerMaxRunsPerMinute, "maxRunsPerMinute"),
-    },
+    triggerLimits: triggerLimitsFromEnv(env),
     // A negative or unreadable value is refused, naming the variable (it used to run the sweep
     // every millisecond).
-    retentionSweepMs: num(env, ENV.retentionSweepSeconds, RETENTION_SWEEP_SECONDS) * 1000,
+    retentionSweepMs: positive(env, ENV.retentionSweepSeconds, RETENTION_SWEEP_SECONDS) * 1000,
     quiet: env[ENV.quiet] === "true",
     deliverTwice: env[ENV.testDeliverTwice] === "true",
     ...(env[ENV.testHoldCommands]
@@ -479,9 +305,4 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ShoalConfig {
     ...(env[ENV.ecsAgentUri] ? { ecsAgentUri: env[ENV.ecsAgentUri] } : {}),
     ...alertChannelsOf(env),
   };
-}
-
-function alertChannelsOf(env: NodeJS.ProcessEnv): { alertChannels?: Record<string, string> } {
-  const alertChannels = alertChannelsSetting(env[ENV.alertChannels]);
-  return alertChannels ? { alertChannels } : {};
 }

@@ -1,10 +1,3 @@
-/**
- * `shoal standalone`: every part of Shoal in one process (DolphinScheduler's StandaloneServer),
- * on an embedded DynamoDB and SQS with data on disk (in-process on SQLite, or the dynalite and
- * fauxqs emulators: storage-backend.ts), driving the same handlers Lambda runs with the same
- * event shapes.
- */
-import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
@@ -12,11 +5,9 @@ import { Alerts } from "../alerts/alerts.js";
 import { type AlertsConfig, alertsConfigFromEnv, channelTypes } from "../alerts/channels.js";
 import { DynamoExpiredDeliveries } from "../alerts/dynamo-expired-deliveries.js";
 import { handleApiRequest } from "../api/router.js";
-import { deliverTriggerEvent } from "../api/trigger-delivery.js";
 import { createAwsClients } from "../aws/clients.js";
 import { ENV } from "../aws/config.js";
-import { reachesTriggers } from "../core/state-events.js";
-import { type BusEvent, LocalEventBus } from "../events/local-event-bus.js";
+import { LocalEventBus } from "../events/local-event-bus.js";
 import { createLog, type Log } from "../runtime/log.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { SECRETS_ENV, secretSourceFromEnv } from "../secrets/sources.js";
@@ -26,7 +17,7 @@ import { banner } from "./banner.js";
 import { consoleFiles } from "./console-files.js";
 import type { BackendKind } from "./defaults.js";
 import { portOf, previousPorts } from "./emulator-process.js";
-import { ENDPOINTS_FILE, formatEnvFile, readEnvFileEntries } from "./env-file.js";
+import { ENDPOINTS_FILE, formatEnvFile } from "./env-file.js";
 import { loadExamples } from "./examples.js";
 import { holdingSignals } from "./held-signals.js";
 import { startHttpServer } from "./http-server.js";
@@ -41,9 +32,9 @@ import {
 import { DEFAULT_RETENTION_DAYS, startRetention } from "./retention.js";
 import { standaloneSecretsFile } from "./secrets-file.js";
 import { REGION, standaloneConfig, standaloneEnv } from "./standalone-env.js";
+import { allTriggersOffline, deliverBusToTriggers, relayTokenOf } from "./standalone-triggers.js";
 import { dataOfOtherBackend, type StorageBackend, startStorageBackend } from "./storage-backend.js";
 import { startSweepLoop } from "./sweep-loop.js";
-import { TriggerQueue } from "./trigger-queue.js";
 import { startWorkerChild, type WorkerChild } from "./worker-child.js";
 
 export interface StandaloneOptions {
@@ -211,17 +202,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
       ...autoCreatedQueues(config, clients.sqs),
     });
     runtime.api.bus = bus;
-    // Triggers run behind a bounded queue of their own: a storm of state changes waits there
-    // rather than on the API (trigger-queue.ts).
-    const triggerQueue = new TriggerQueue<BusEvent>({
-      deliver: (event) => deliverTriggerEvent(runtime.api, event),
-      log,
-    });
-    bus.subscribe(async (event) => {
-      if (reachesTriggers(event)) triggerQueue.push(event);
-    });
+    const stopTriggers = deliverBusToTriggers(bus, runtime, log);
     cleanup.unshift(async () => {
-      await triggerQueue.stop(1_000);
+      await stopTriggers();
       await bus.drain();
     });
     const triggersOffline =
@@ -410,82 +393,3 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
 }
 
 export { banner } from "./banner.js";
-
-/** The relay token of the last run on `dataDir` (endpoints.env), else a new one. */
-function relayTokenOf(dataDir: string): string {
-  try {
-    const previous = readEnvFileEntries(resolve(dataDir, ENDPOINTS_FILE))[ENV.eventsRelayToken];
-    if (previous) return previous;
-  } catch {
-    // No file yet: a new data dir.
-  }
-  return randomUUID();
-}
-
-/** `--no-triggers`: sets every trigger OFFLINE; @returns how many were online. */
-async function allTriggersOffline(runtime: Runtime, log: Log): Promise<number> {
-  const triggers = runtime.api.scheduling.triggers;
-  let n = 0;
-  let token: string | undefined;
-  do {
-    const page = await triggers.listTriggers(200, token);
-    for (const t of page.items) {
-      if (t.state === "OFFLINE") continue;
-      if (await triggers.setTriggerState(t.id, "OFFLINE")) n++;
-    }
-    token = page.nextToken;
-  } while (token);
-  if (n > 0) log("standalone: --no-triggers set every trigger OFFLINE", { count: n });
-  return n;
-}
-
-/**
- * How long SIGINT/SIGTERM may take, ms: past it standalone exits at once (README). What was in
- * flight is then recovered at the next start, as after a crash: every write is committed or not,
- * and the children stop on their own when this process goes (child-process.ts).
- */
-export const STOP_DEADLINE_MS = 4_500;
-
-/**
- * Runs until SIGINT/SIGTERM, then stops cleanly within {@link STOP_DEADLINE_MS} (a second signal
- * exits at once).
- * @throws when a child could not be restarted (after standalone stopped): the CLI prints the
- *   message and exits non-zero.
- */
-export async function runStandalone(opts: StandaloneOptions): Promise<void> {
-  const s = await startStandalone(opts);
-  const failure = await new Promise<Error | undefined>((resolveStop) => {
-    const onSignal = (sig: string) => {
-      process.stdout.write(
-        `\n${sig}: stopping (running tasks are killed and handed back for failover)\n`,
-      );
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      const force = (why: string) => {
-        process.stdout.write(
-          `${why}: exiting now (what was in flight resumes at the next start)\n`,
-        );
-        process.exit(1);
-      };
-      process.once("SIGINT", () => force("SIGINT again"));
-      process.once("SIGTERM", () => force("SIGTERM again"));
-      const deadline = setTimeout(
-        () => force(`not stopped within ${STOP_DEADLINE_MS / 1000} s`),
-        STOP_DEADLINE_MS,
-      );
-      deadline.unref();
-      s.stop().then(
-        () => resolveStop(undefined),
-        () => resolveStop(undefined),
-      );
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    void s.failed.then((e) => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      resolveStop(e);
-    });
-  });
-  if (failure) throw new Error(`standalone stopped: ${failure.message}`);
-}

@@ -214,7 +214,7 @@ export function registerServers(program: Command, _ctx: CliContext): void {
         const alerts = opts.alerts ? await readAlerts(opts.alerts) : undefined;
         await preflight(opts.port, opts.dataDir);
         // Imported on use so every other command works without the server's dependencies loaded.
-        const { runStandalone } = await import("../../standalone/standalone.js");
+        const { runStandalone } = await import("../../standalone/run-standalone.js");
         await runStandalone({
           port: opts.port,
           allowedHosts,
