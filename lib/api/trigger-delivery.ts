@@ -185,12 +185,10 @@ async function loopStopped(
   reason: LoopStopReason,
   limit: number,
 ): Promise<string> {
-  const limits = deps.triggerLimits ?? DEFAULT_TRIGGER_LIMITS;
   const now = deps.now();
   // Many events of one chain can reach the limit (each run emits several): the first stop of a
   // chain at this trigger is the one told; the others are counted.
-  const first = t.lastLoopStop?.originEventId !== cause.originEventId;
-  await deps.scheduling.triggers.recordLoopStop(t.id, {
+  const first = await deps.scheduling.triggers.recordLoopStop(t.id, {
     at: now,
     reason,
     limit,
@@ -210,7 +208,7 @@ async function loopStopped(
     });
     await publish(deps, [triggerLoopStoppedEvent(t, { reason, limit, cause }, now)]);
   }
-  return loopStopSentence(reason, cause, limits);
+  return loopStopSentence(reason, cause, limit);
 }
 
 /** Best effort, as every publisher: a failure is logged by the publisher, never thrown. */

@@ -176,9 +176,9 @@ export function rateWindowStart(now: number): number {
 export function loopStopSentence(
   reason: LoopStopReason,
   cause: TriggerCause,
-  limits: TriggerLimits,
+  limit: number,
 ): string {
   return reason === "DEPTH"
-    ? `loop stopped: this run would be ${cause.depth} triggers deep; the limit is ${limits.maxDepth}`
-    : `loop stopped: event ${cause.originEventId} has led to ${limits.maxRunsPerOrigin} runs, the limit`;
+    ? `loop stopped: this run would be ${cause.depth} triggers deep; the limit is ${limit}`
+    : `loop stopped: event ${cause.originEventId} has led to ${limit} runs, the limit`;
 }

@@ -183,18 +183,26 @@ export class DynamoTriggers implements TriggerStore {
     );
   }
 
-  async recordLoopStop(id: string, stop: LoopStopRecord): Promise<void> {
-    await conditional(() =>
-      this.db.send(
+  async recordLoopStop(id: string, stop: LoopStopRecord): Promise<boolean> {
+    try {
+      const r = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
           UpdateExpression: "ADD loopStops :one SET lastLoopStop = :s",
           ConditionExpression: "attribute_exists(listKey)",
           ExpressionAttributeValues: { ":one": 1, ":s": stop },
+          // The stop it replaced, read in the same write: of concurrent stops of one chain,
+          // exactly one sees another chain's (or none) before it.
+          ReturnValues: "UPDATED_OLD",
         }),
-      ),
-    );
+      );
+      const before = r.Attributes?.lastLoopStop as LoopStopRecord | undefined;
+      return before?.originEventId !== stop.originEventId;
+    } catch (e) {
+      if (isConditionFailure(e)) return false;
+      throw e;
+    }
   }
 
   /** One `ADD runs :1` on a counter item, conditioned on `runs < limit`. */

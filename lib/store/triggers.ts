@@ -104,6 +104,10 @@ export interface TriggerStore {
    * @returns false when they are all taken.
    */
   takeOriginRun(originEventId: string, limit: number, now: number): Promise<boolean>;
-  /** Counts a loop stop on the trigger and keeps it as the last one; nothing when it is gone. */
-  recordLoopStop(id: string, stop: LoopStopRecord): Promise<void>;
+  /**
+   * Counts a loop stop on the trigger and keeps it as the last one.
+   * @returns true when the last one before it was of another originating event (the first stop
+   *   of this chain here, which the caller publishes), false otherwise or when it is gone.
+   */
+  recordLoopStop(id: string, stop: LoopStopRecord): Promise<boolean>;
 }

@@ -167,6 +167,52 @@ describe("trigger loops and storms", () => {
     expect(told).toHaveLength(1);
   });
 
+  it("concurrent events of one chain past the limit are all stopped and counted, and told once", async () => {
+    const t = await createTrigger("self", {
+      source: ["shoal"],
+      "detail-type": [DETAIL_TYPES.instance],
+      detail: { workflow: ["self"], state: ["RUNNING"] },
+    });
+    const deep = {
+      id: t.id,
+      eventId: "evt-deep",
+      depth: 10,
+      originEventId: `origin-${seq}`,
+      chain: ["a"],
+    };
+    const events = Array.from({ length: 5 }, (_, i) =>
+      envelope(
+        toPutEventsEntry(
+          instanceStateChange(
+            {
+              instanceId: `deep-${i}`,
+              workflow: "self",
+              version: 1,
+              state: "RUNNING",
+              commandType: "START_WORKFLOW",
+              priority: "MEDIUM",
+              triggerId: t.id,
+              triggerCause: deep,
+            },
+            "SUBMITTED",
+            NOW,
+          ),
+        ),
+      ),
+    );
+    const before = published.length;
+    const outs = (await Promise.all(events.map((e) => deliverTriggerEvent(api, e)))).flat();
+    const mine = outs.filter((o) => o.triggerId === t.id);
+    expect(mine.map((o) => o.skipped)).toEqual(
+      Array(5).fill(expect.stringMatching(/^loop stopped/)),
+    );
+    expect((await callApi(api, "GET", `/v1/triggers/${t.id}`)).body.loopStops).toBe(5);
+    const told = published
+      .slice(before)
+      .filter((e) => (e.detail as { triggerId?: string }).triggerId === t.id);
+    expect(told).toHaveLength(1);
+  });
+
   it("a burst of 1,000 matching events starts the rate's runs, refuses and counts the rest, and loses none it accepted", async () => {
     const t = await createTrigger("burst", { source: ["com.example.burst"] });
     const events = Array.from({ length: 1_000 }, () =>
